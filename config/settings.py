@@ -1,0 +1,136 @@
+"""Settings for the SysMoBench leaderboard; every knob comes from the environment.
+
+`.env.example` documents each variable. Defaults make a laptop demo work (SQLite,
+DEBUG on, in-process jobs when no Redis answers); production must set SECRET_KEY.
+"""
+
+from pathlib import Path
+
+from config.env import (
+    ImproperlyConfiguredEnv,
+    database_from_url,
+    env_bool,
+    env_int,
+    env_list,
+    env_str,
+)
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+DEBUG = env_bool("DEBUG", default=False)
+SECRET_KEY = env_str("SECRET_KEY")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfiguredEnv("SECRET_KEY must be set when DEBUG is off")
+    # Only reachable with DEBUG on: a fixed key is harmless for a local demo.
+    SECRET_KEY = "insecure-local-development-key"
+
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django_rq",
+    "leaderboard",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASES = {
+    "default": database_from_url(
+        env_str("DATABASE_URL", "sqlite:///var/db.sqlite3"), BASE_DIR
+    )
+}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+LANGUAGE_CODE = "en-gb"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+
+
+def _plotly_js_dir() -> Path:
+    # plotly.js ships inside the pinned plotly wheel; serving it from there keeps
+    # the page off any CDN without vendoring a 4 MB file into the repository.
+    import plotly
+
+    return Path(plotly.__file__).parent / "package_data"
+
+
+STATICFILES_DIRS = [BASE_DIR / "static", ("plotly", _plotly_js_dir())]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"
+        if not DEBUG
+        else "django.contrib.staticfiles.storage.StaticFilesStorage"
+    },
+}
+WHITENOISE_USE_FINDERS = True
+
+# Jobs. REDIS_URL unset or unreachable means jobs run in-process (see leaderboard/queueing.py).
+REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6379/0")
+RQ_QUEUES = {
+    "evaluation": {"URL": REDIS_URL, "DEFAULT_TIMEOUT": env_int("RQ_JOB_TIMEOUT", 3600)},
+}
+RQ_FORCE_INLINE = env_bool("RQ_FORCE_INLINE", default=False)
+
+# Scoring.
+SYSMOBENCH_DATA_DIR = Path(
+    env_str("SYSMOBENCH_DATA_DIR", str(BASE_DIR.parent / "shared" / "sysmobench"))
+)
+TASKS_DATA_DIR = BASE_DIR / "tasks_data"
+UPLOAD_MAX_BYTES = env_int("UPLOAD_MAX_BYTES", 256 * 1024)
+SCORING_MAX_ATTEMPTS = env_int("SCORING_MAX_ATTEMPTS", 3)
+SCORING_STALE_AFTER_SECONDS = env_int("SCORING_STALE_AFTER_SECONDS", 3600)
+
+LOGIN_URL = "admin:login"
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+}
+
+if not DEBUG:
+    SECURE_CONTENT_TYPE_NOSNIFF = True
+    SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", default=True)
+    CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", default=True)

@@ -1,0 +1,1 @@
+"""The scorer: a Django-free library. Only evaluation/jobs.py touches the ORM and rq."""

@@ -1,0 +1,63 @@
+"""Plain result dataclasses shared by every phase, the pipeline and the job.
+
+They serialise to JSON with `to_dict()` so `manage.py score --json` and the
+database rows carry the same fields.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Literal
+
+PhaseName = Literal["syntax", "runtime", "conformance", "invariant"]
+PhaseStatus = Literal["ran", "skipped", "timeout", "error", "n/a"]
+WindowVerdict = Literal["pass", "fail", "error"]
+InvariantVerdict = Literal["holds", "violated", "timeout", "error"]
+
+
+@dataclass
+class ActionOutcome:
+    """One action's line on a phase scorecard (P2 fire counts, P3 window pass counts)."""
+
+    action: str
+    passed: int
+    total: int
+    detail: dict = field(default_factory=dict)
+
+
+@dataclass
+class WindowOutcome:
+    action: str
+    trace_id: str
+    window_id: str
+    actor: str
+    pre_state: dict
+    post_state: dict
+    verdict: WindowVerdict
+    reason: str = ""
+    input: dict | None = None
+    detail: dict = field(default_factory=dict)
+
+
+@dataclass
+class InvariantOutcome:
+    name: str
+    kind: Literal["safety", "liveness"]
+    verdict: InvariantVerdict
+    reason: str = ""
+    counterexample: list[dict] = field(default_factory=list)
+
+
+@dataclass
+class PhaseOutcome:
+    phase: PhaseName
+    status: PhaseStatus
+    score: float | None
+    details: dict = field(default_factory=dict)
+    actions: list[ActionOutcome] = field(default_factory=list)
+    windows: list[WindowOutcome] = field(default_factory=list)
+    invariants: list[InvariantOutcome] = field(default_factory=list)
+    duration_seconds: float = 0.0
+
+    def to_dict(self) -> dict:
+        return asdict(self)

@@ -1,0 +1,323 @@
+"""The leaderboard's data: tasks, models under test, runs and their drill-down results.
+
+State changes of a Run go through its methods (claim, record_phase, finish, fail)
+so that views and jobs never hand-edit status fields.
+"""
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+from leaderboard.querysets import RunQuerySet
+
+PHASE_WEIGHTS = {"syntax": 0.15, "runtime": 0.15, "conformance": 0.35, "invariant": 0.35}
+
+
+class Task(models.Model):
+    class Kind(models.TextChoices):
+        CONCURRENT = "concurrent", "Concurrent"
+        DISTRIBUTED = "distributed", "Distributed"
+
+    slug = models.SlugField(unique=True)
+    name = models.CharField(max_length=100)
+    system = models.CharField(max_length=200)
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    language = models.CharField(max_length=40)
+    module_name = models.CharField(max_length=100)
+    source_repository = models.URLField()
+    source_commit = models.CharField(max_length=100, blank=True)
+    source_files = models.JSONField(default=list, blank=True)
+    description = models.TextField(blank=True, help_text="Markdown")
+    contract_version = models.CharField(max_length=64, blank=True)
+    position = models.PositiveSmallIntegerField(default=0, help_text="Column order on the board")
+
+    class Meta:
+        ordering = ["position", "slug"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        from django.urls import reverse
+
+        return reverse("task_detail", args=[self.slug])
+
+
+class ModelUnderTest(models.Model):
+    """An AI model or agent whose specs are scored (named to avoid clashing with django.db.models.Model)."""
+
+    class Kind(models.TextChoices):
+        LLM = "llm", "LLM"
+        AGENT = "agent", "Agent"
+
+    slug = models.SlugField(unique=True)
+    name = models.CharField(max_length=100)
+    organisation = models.CharField(max_length=100)
+    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.LLM)
+    version = models.CharField(max_length=100, blank=True)
+    link = models.URLField(blank=True)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = "model"
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        from django.urls import reverse
+
+        return reverse("model_detail", args=[self.slug])
+
+
+class Run(models.Model):
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        FINISHED = "finished", "Finished"
+        FAILED = "failed", "Failed"
+
+    class Provenance(models.TextChoices):
+        REPORTED = "reported", "Reported"
+        VERIFIED = "verified", "Verified here"
+
+    model = models.ForeignKey(ModelUnderTest, on_delete=models.CASCADE, related_name="runs")
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="runs")
+    spec_text = models.TextField(blank=True)
+    adapter_text = models.TextField(blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    failure_reason = models.TextField(blank=True)
+    provenance = models.CharField(
+        max_length=10, choices=Provenance.choices, default=Provenance.VERIFIED
+    )
+    source = models.CharField(
+        max_length=300, blank=True, help_text="Where reported figures come from"
+    )
+    fingerprint = models.JSONField(default=dict, blank=True)
+    overall = models.FloatField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    submitter = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    log = models.TextField(blank=True)
+
+    objects = RunQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["status", "created_at"])]
+        constraints = [
+            models.CheckConstraint(
+                condition=~models.Q(provenance="reported") | ~models.Q(source=""),
+                name="reported_run_names_source",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Run {self.pk} {self.model} / {self.task}"
+
+    def get_absolute_url(self) -> str:
+        from django.urls import reverse
+
+        return reverse("run_detail", args=[self.pk])
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.status in {self.Status.FINISHED, self.Status.FAILED}
+
+    def claim(self) -> bool:
+        """QUEUED -> RUNNING with a conditional UPDATE; False when someone else has it."""
+        now = timezone.now()
+        claimed = Run.objects.filter(pk=self.pk, status=self.Status.QUEUED).update(
+            status=self.Status.RUNNING,
+            started_at=now,
+            attempts=models.F("attempts") + 1,
+        )
+        if claimed:
+            self.refresh_from_db()
+        return bool(claimed)
+
+    def finish(self, overall: float, fingerprint: dict) -> None:
+        self.status = self.Status.FINISHED
+        self.overall = overall
+        self.fingerprint = fingerprint
+        self.finished_at = timezone.now()
+        self.failure_reason = ""
+        self.save(update_fields=["status", "overall", "fingerprint", "finished_at", "failure_reason"])
+
+    def fail(self, reason: str) -> None:
+        self.status = self.Status.FAILED
+        self.failure_reason = reason
+        self.finished_at = timezone.now()
+        self.save(update_fields=["status", "failure_reason", "finished_at"])
+
+    def requeue(self) -> bool:
+        """RUNNING -> QUEUED for a run whose worker died; conditional so it cannot race a live finish."""
+        return bool(
+            Run.objects.filter(pk=self.pk, status=self.Status.RUNNING).update(
+                status=self.Status.QUEUED, started_at=None
+            )
+        )
+
+    def weighted_score(self) -> float:
+        scores = {p.phase: p.score for p in self.phase_results.all()}
+        return sum(weight * (scores.get(phase) or 0.0) for phase, weight in PHASE_WEIGHTS.items())
+
+
+class PhaseResult(models.Model):
+    class Phase(models.TextChoices):
+        SYNTAX = "syntax", "Syntax"
+        RUNTIME = "runtime", "Runtime"
+        CONFORMANCE = "conformance", "Conformance"
+        INVARIANT = "invariant", "Invariants"
+
+    class Status(models.TextChoices):
+        RAN = "ran", "Ran"
+        SKIPPED = "skipped", "Skipped"
+        TIMEOUT = "timeout", "Timed out"
+        ERROR = "error", "Error"
+        NOT_APPLICABLE = "n/a", "Not applicable"
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="phase_results")
+    phase = models.CharField(max_length=12, choices=Phase.choices)
+    status = models.CharField(max_length=10, choices=Status.choices)
+    score = models.FloatField(null=True, blank=True)
+    details = models.JSONField(default=dict, blank=True)
+    duration_seconds = models.FloatField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["run", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "phase"], name="one_result_per_phase"),
+            models.CheckConstraint(
+                condition=models.Q(score__isnull=True)
+                | (models.Q(score__gte=0.0) & models.Q(score__lte=1.0)),
+                name="phase_score_between_0_and_1",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.run_id}:{self.phase}={self.score}"
+
+
+class ActionResult(models.Model):
+    phase_result = models.ForeignKey(
+        PhaseResult, on_delete=models.CASCADE, related_name="action_results"
+    )
+    action = models.CharField(max_length=100)
+    passed = models.PositiveIntegerField(default=0)
+    total = models.PositiveIntegerField(default=0)
+    detail = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["phase_result", "action"]
+        constraints = [
+            models.UniqueConstraint(fields=["phase_result", "action"], name="one_row_per_action"),
+        ]
+
+    @property
+    def pass_rate(self) -> float | None:
+        return self.passed / self.total if self.total else None
+
+
+class WindowResult(models.Model):
+    class Verdict(models.TextChoices):
+        PASS = "pass", "Pass"
+        FAIL = "fail", "Fail"
+        ERROR = "error", "Error"
+
+    phase_result = models.ForeignKey(
+        PhaseResult, on_delete=models.CASCADE, related_name="window_results"
+    )
+    action = models.CharField(max_length=100)
+    trace_id = models.CharField(max_length=200)
+    window_id = models.CharField(max_length=100)
+    actor = models.CharField(max_length=100, blank=True)
+    pre_state = models.JSONField(default=dict)
+    post_state = models.JSONField(default=dict)
+    input = models.JSONField(null=True, blank=True)
+    verdict = models.CharField(max_length=5, choices=Verdict.choices)
+    reason = models.TextField(blank=True)
+    detail = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["phase_result", "action", "id"]
+        indexes = [models.Index(fields=["phase_result", "verdict"])]
+
+
+class InvariantResult(models.Model):
+    class Kind(models.TextChoices):
+        SAFETY = "safety", "Safety"
+        LIVENESS = "liveness", "Liveness"
+
+    class Verdict(models.TextChoices):
+        HOLDS = "holds", "Holds"
+        VIOLATED = "violated", "Violated"
+        TIMEOUT = "timeout", "Timed out"
+        ERROR = "error", "Error"
+
+    phase_result = models.ForeignKey(
+        PhaseResult, on_delete=models.CASCADE, related_name="invariant_results"
+    )
+    name = models.CharField(max_length=100)
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    verdict = models.CharField(max_length=10, choices=Verdict.choices)
+    reason = models.TextField(blank=True)
+    counterexample = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        ordering = ["phase_result", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["phase_result", "name"], name="one_row_per_invariant"),
+        ]
+
+
+class TraceCorpus(models.Model):
+    """One imported version of a task's trace windows; the hash is the corpus version."""
+
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="corpora")
+    version = models.CharField(max_length=64, help_text="sha256 of the source files and cutter")
+    source = models.CharField(max_length=300)
+    imported_at = models.DateTimeField(default=timezone.now)
+    window_count = models.PositiveIntegerField(default=0)
+    counts_by_action = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["task", "-imported_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["task", "version"], name="one_corpus_per_version"),
+        ]
+
+
+class TraceWindow(models.Model):
+    """A canonical transition window: var-first pre/post state around one action."""
+
+    corpus = models.ForeignKey(TraceCorpus, on_delete=models.CASCADE, related_name="windows")
+    window_id = models.CharField(max_length=100)
+    trace_id = models.CharField(max_length=200)
+    action = models.CharField(max_length=100)
+    actor = models.CharField(max_length=100, blank=True)
+    pre_state = models.JSONField()
+    post_state = models.JSONField()
+    input = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["corpus", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["corpus", "window_id"], name="unique_window_in_corpus"),
+        ]
+
+
+class ApiToken(models.Model):
+    """A bearer token for the JSON API; only its sha256 is stored."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    name = models.CharField(max_length=100)
+    token_hash = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    last_used_at = models.DateTimeField(null=True, blank=True)

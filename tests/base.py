@@ -1,0 +1,63 @@
+"""The shared test world: two tasks, two models, and helpers that make the rest.
+
+Every test module builds on `WorldTestCase` (or calls the `make_*` helpers from a
+pytest function with the `db` fixture) so that fixtures read the same everywhere.
+"""
+
+from django.test import TestCase
+
+from leaderboard.models import (
+    ModelUnderTest,
+    PhaseResult,
+    Run,
+    Task,
+)
+
+
+def make_task(slug="spin", **fields) -> Task:
+    defaults = {
+        "name": slug,
+        "system": f"{slug} system",
+        "kind": Task.Kind.CONCURRENT,
+        "language": "Rust",
+        "module_name": slug,
+        "source_repository": f"https://example.org/{slug}",
+    }
+    defaults.update(fields)
+    return Task.objects.create(slug=slug, **defaults)
+
+
+def make_model(slug="model-a", **fields) -> ModelUnderTest:
+    defaults = {"name": slug.replace("-", " ").title(), "organisation": "Org A"}
+    defaults.update(fields)
+    return ModelUnderTest.objects.create(slug=slug, **defaults)
+
+
+def make_run(model, task, phases: dict | None = None, **fields) -> Run:
+    """A run with optional {phase: score} results; finished when phases are given."""
+    defaults = {"spec_text": f"---- MODULE {task.module_name} ----\n====\n"}
+    if phases is not None:
+        defaults["status"] = Run.Status.FINISHED
+    defaults.update(fields)
+    run = Run.objects.create(model=model, task=task, **defaults)
+    for phase, score in (phases or {}).items():
+        make_phase_result(run, phase, score)
+    if phases is not None and run.overall is None:
+        run.overall = run.weighted_score()
+        run.save(update_fields=["overall"])
+    return run
+
+
+def make_phase_result(run, phase, score, status=PhaseResult.Status.RAN, **fields) -> PhaseResult:
+    return PhaseResult.objects.create(run=run, phase=phase, score=score, status=status, **fields)
+
+
+class WorldTestCase(TestCase):
+    """spin and etcd tasks; model A (LLM, Org A) and model B (agent, Org B)."""
+
+    @classmethod
+    def setUpTestData(cls):
+        cls.spin = make_task("spin", position=1)
+        cls.etcd = make_task("etcd", kind=Task.Kind.DISTRIBUTED, language="Go", position=2)
+        cls.model_a = make_model("model-a", organisation="Org A")
+        cls.model_b = make_model("model-b", organisation="Org B", kind=ModelUnderTest.Kind.AGENT)
