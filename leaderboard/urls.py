@@ -1,3 +1,8 @@
-from django.urls import path  # noqa: F401
+from django.urls import include, path
 
-urlpatterns: list = []
+# Board pages (leaderboard, model, task, exports) and run pages (run, upload, compare, API)
+# live in separate url modules so the two halves of the site evolve independently.
+urlpatterns = [
+    path("", include("leaderboard.urls_board")),
+    path("", include("leaderboard.urls_runs")),
+]
