@@ -1,0 +1,1 @@
+"""Function views, one module per half of the site (board, runs)."""
