@@ -20,6 +20,7 @@ Weights are a parameter, normalised to sum 1, so user-adjustable weights reuse t
 
 from __future__ import annotations
 
+import hashlib
 import time
 from dataclasses import dataclass, field
 
@@ -54,6 +55,21 @@ def is_official(weights) -> bool:
     return normalise_weights(weights) == normalise_weights(OFFICIAL_WEIGHTS)
 
 
+def published_round(value: float) -> float:
+    """Round as the published tables did: 4 decimals (aggregate_repaired.csv), then 3
+    (paper_summary_repaired.csv). Single rounding would show Gemini 3.1 Pro's 0.86547 as
+    0.865 where the paper and the public site show 0.866 / 86.6. Python's round on a float
+    (not numpy's, which rounds a scaled value half-to-even) is what the published tables used."""
+    return round(round(float(value), 4), 3)
+
+
+def as_percent(value) -> str:
+    """A score as the public site shows it: ×100 with one decimal; '–' for no value."""
+    if value is None or value != value:
+        return "–"
+    return f"{published_round(value) * 100:.1f}"
+
+
 def cell_score(scores: dict, statuses: dict, provenance: str, weights=OFFICIAL_WEIGHTS) -> float:
     """The weighted score of one run; see the module docstring for missing and N/A phases."""
     weights = dict(zip(PHASES, normalise_weights(weights), strict=True))
@@ -75,13 +91,24 @@ class Board:
     rows: pd.DataFrame
     cells: pd.DataFrame
     official_rank: dict = field(default_factory=dict)
+    _cell_index: dict = field(default_factory=dict, repr=False)
+    _funnel: pd.DataFrame | None = field(default=None, repr=False)
+
+    def __post_init__(self):
+        # Pages look up every (model, task) cell; a dict keeps that off pandas' slow path.
+        self._cell_index = {
+            (int(c["model_id"]), int(c["task_id"])): c for c in self.cells.to_dict("records")
+        }
+        self._funnel = self._compute_funnel()
 
     def cell(self, model_id: int, task_id: int) -> dict | None:
-        match = self.cells[(self.cells.model_id == model_id) & (self.cells.task_id == task_id)]
-        return None if match.empty else match.iloc[0].to_dict()
+        return self._cell_index.get((int(model_id), int(task_id)))
 
     def funnel(self) -> pd.DataFrame:
         """Per model, how many tasks survive each gated stage (an N/A phase lets a task through)."""
+        return self._funnel
+
+    def _compute_funnel(self) -> pd.DataFrame:
         counts = []
         for model_id, group in self.cells.groupby("model_id"):
             alive = pd.Series(True, index=group.index)
@@ -194,7 +221,8 @@ def get_board(weights=OFFICIAL_WEIGHTS) -> Board:
 
     weights = normalise_weights(weights)
     # The stamp keeps per-process caches honest when the run finished in another process.
-    key = f"board:{_generation()}:{Run.objects.board_stamp()}:{weights}"
+    parts = f"{_generation()}:{Run.objects.board_stamp()}:{weights}"
+    key = "board:" + hashlib.sha256(parts.encode()).hexdigest()
     board = cache.get(key)
     if board is None:
         board = compute_board(weights)

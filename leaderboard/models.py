@@ -8,9 +8,9 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+# PHASE_WEIGHTS: one definition of the official weights, shared with the scorer.
+from evaluation.pipeline import PHASE_WEIGHTS
 from leaderboard.querysets import RunQuerySet
-
-PHASE_WEIGHTS = {"syntax": 0.15, "runtime": 0.15, "conformance": 0.35, "invariant": 0.35}
 
 
 class Task(models.Model):
@@ -147,6 +147,10 @@ class Run(models.Model):
         self.finished_at = timezone.now()
         self.failure_reason = ""
         self.save(update_fields=["status", "overall", "fingerprint", "finished_at", "failure_reason"])
+        # A finished run can change the board; drop the cached one (leaderboard/aggregate.py).
+        from leaderboard.aggregate import invalidate_board_cache
+
+        invalidate_board_cache()
 
     def fail(self, reason: str) -> None:
         self.status = self.Status.FAILED
@@ -301,6 +305,7 @@ class TraceWindow(models.Model):
     window_id = models.CharField(max_length=100)
     trace_id = models.CharField(max_length=200)
     action = models.CharField(max_length=100)
+    event = models.CharField(max_length=100, blank=True, help_text="The trace's own step name")
     actor = models.CharField(max_length=100, blank=True)
     pre_state = models.JSONField()
     post_state = models.JSONField()

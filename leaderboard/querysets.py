@@ -32,9 +32,7 @@ class RunQuerySet(models.QuerySet):
 
     def board_rows(self) -> list[dict]:
         """One dict per counting run: ids, provenance and creation time (feeds pandas)."""
-        return list(
-            self.counting().values("id", "model_id", "task_id", "provenance", "created_at")
-        )
+        return list(self.counting().values("id", "model_id", "task_id", "provenance", "created_at"))
 
     def board_phase_rows(self) -> list[dict]:
         """One dict per phase result of a counting run: run id, phase, status and score."""

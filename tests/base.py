@@ -6,6 +6,7 @@ pytest function with the `db` fixture) so that fixtures read the same everywhere
 
 from django.test import TestCase
 
+from leaderboard.aggregate import invalidate_board_cache
 from leaderboard.models import (
     ModelUnderTest,
     PhaseResult,
@@ -45,11 +46,48 @@ def make_run(model, task, phases: dict | None = None, **fields) -> Run:
     if phases is not None and run.overall is None:
         run.overall = run.weighted_score()
         run.save(update_fields=["overall"])
+    # Rows written straight to the database bypass Run.finish(), which drops the cached board.
+    invalidate_board_cache()
     return run
 
 
 def make_phase_result(run, phase, score, status=PhaseResult.Status.RAN, **fields) -> PhaseResult:
-    return PhaseResult.objects.create(run=run, phase=phase, score=score, status=status, **fields)
+    result = PhaseResult.objects.create(run=run, phase=phase, score=score, status=status, **fields)
+    invalidate_board_cache()
+    return result
+
+
+def make_action_result(phase_result, action, passed, total, **fields):
+    from leaderboard.models import ActionResult
+
+    return ActionResult.objects.create(
+        phase_result=phase_result, action=action, passed=passed, total=total, **fields
+    )
+
+
+def make_window_result(phase_result, action="AcquireLock", verdict="fail", **fields):
+    """A conformance window verdict; a failing one by default, over spin's two variables."""
+    from leaderboard.models import WindowResult
+
+    defaults = {
+        "trace_id": "trace_01",
+        "window_id": "w1",
+        "actor": "1",
+        "pre_state": {"lockState": "unlocked", "pc": {"0": "idle", "1": "acquiring"}},
+        "post_state": {"lockState": "locked", "pc": {"0": "idle", "1": "locked"}},
+    }
+    defaults.update(fields)
+    return WindowResult.objects.create(
+        phase_result=phase_result, action=action, verdict=verdict, **defaults
+    )
+
+
+def make_invariant_result(phase_result, name, verdict="holds", kind="safety", **fields):
+    from leaderboard.models import InvariantResult
+
+    return InvariantResult.objects.create(
+        phase_result=phase_result, name=name, verdict=verdict, kind=kind, **fields
+    )
 
 
 class WorldTestCase(TestCase):

@@ -1,0 +1,99 @@
+"""Trace formats -> canonical transition windows (docs/ARCHITECTURE.md, "Canonical windows").
+
+Each cutter is `cut(contract, files) -> iterable of window dicts` for one `traces.format`; it
+sets `event` (the trace's own step name) and may set `action`. The dispatcher resolves the
+contract's trace paths, maps events to target actions, checks every window against the contract
+schema, and leaves out windows of unmapped events (counting them in the summary).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from evaluation.windows import etcd, pgo, spin
+from evaluation.windows.errors import WindowFormatError
+
+CUTTERS = {
+    "spin-windows": spin.cut,
+    "pgo": pgo.cut,
+    "etcd": etcd.cut,
+}
+
+__all__ = ["CUTTERS", "CutResult", "WindowFormatError", "cut_windows", "cut_with_summary"]
+
+REQUIRED_KEYS = ("window_id", "trace_id", "event", "actor", "pre_state", "post_state")
+
+
+@dataclass
+class CutResult:
+    windows: list[dict]
+    files: list[Path]
+    events: Counter = field(default_factory=Counter)
+    actions: Counter = field(default_factory=Counter)
+    unmapped: Counter = field(default_factory=Counter)
+
+
+def cutter_version(fmt: str) -> str:
+    """`<format>@<VERSION of the cutter module>`: part of a trace corpus version."""
+    module = sys.modules[CUTTERS[fmt].__module__]
+    return f"{fmt}@{getattr(module, 'VERSION', '0')}"
+
+
+def trace_files(contract, data_dir: Path | str) -> list[Path]:
+    """The contract's trace paths under `data_dir`; a path may be a glob pattern."""
+    base = Path(data_dir)
+    files: list[Path] = []
+    for pattern in contract.traces.paths:
+        matched = sorted(p for p in base.glob(pattern) if p.is_file())
+        if not matched:
+            raise WindowFormatError(f"{base / pattern}:0: no trace file matches")
+        files.extend(matched)
+    return files
+
+
+def cut_windows(contract, data_dir: Path | str) -> list[dict]:
+    return cut_with_summary(contract, data_dir).windows
+
+
+def cut_with_summary(contract, data_dir: Path | str) -> CutResult:
+    if contract.traces is None:
+        return CutResult(windows=[], files=[])
+    cutter = CUTTERS.get(contract.traces.format)
+    if cutter is None:
+        raise WindowFormatError(
+            f"{contract.slug}:0: no cutter for format {contract.traces.format!r}"
+        )
+    result = CutResult(windows=[], files=trace_files(contract, data_dir))
+    seen_ids: set[str] = set()
+    for window in cutter(contract, result.files):
+        _check(window, contract)
+        result.events[window["event"]] += 1
+        action = window.get("action") or contract.action_for_event(window["event"])
+        if action is None:
+            result.unmapped[window["event"]] += 1
+            continue
+        window["action"] = action
+        if window["window_id"] in seen_ids:
+            raise WindowFormatError(f"{window['window_id']}:0: duplicate window_id")
+        seen_ids.add(window["window_id"])
+        result.actions[action] += 1
+        result.windows.append(window)
+    return result
+
+
+def _check(window: dict, contract) -> None:
+    where = window.get("_where", "?")
+    missing = [k for k in REQUIRED_KEYS if k not in window]
+    if missing:
+        raise WindowFormatError(f"{where}: window lacks {', '.join(missing)}")
+    for side in ("pre_state", "post_state"):
+        unknown = sorted(set(window[side]) - set(contract.schema))
+        if unknown:
+            raise WindowFormatError(f"{where}: {side} has non-schema variable(s) {unknown}")
+    action = window.get("action")
+    if action is not None and action not in contract.actions:
+        raise WindowFormatError(f"{where}: {action!r} is not a target action")
+    window.pop("_where", None)

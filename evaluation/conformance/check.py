@@ -1,0 +1,207 @@
+"""P3 conformance: every window of every target action checked against the spec, batched.
+
+See the package modules for the parts: `cases` (validation, de-duplication, negative windows),
+`auxstate` (the auxiliary-state rule), `generator` (the wrapper module), `runner` (chunks,
+verdicts, error isolation) and `diagnose` (successors and diffs for failing windows).
+
+Score (DESIGN.md §3.2): the mean over target actions with at least one window of [every window of
+the action passes]. A window with an error verdict does not pass. Specificity is reported beside
+the score and never enters it.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+
+from evaluation.conformance import auxstate, diagnose
+from evaluation.conformance import generator as gen
+from evaluation.conformance.cases import build_cases, negative_cases, validate_window
+from evaluation.conformance.runner import Budget, SetupError, check_cases
+from evaluation.conformance.spectext import module_name, spec_constants, spec_variables
+from evaluation.conformance.vocab import schema_vocab
+from evaluation.contracts import Adapter
+from evaluation.results import ActionOutcome, PhaseOutcome, WindowOutcome
+
+
+def check_conformance(spec_text: str, contract, windows: list[dict], adapter=None) -> PhaseOutcome:
+    start = time.monotonic()
+    adapter = adapter or Adapter.identity_for(contract)
+    outcome = _check(spec_text, contract, windows, adapter, start)
+    outcome.duration_seconds = round(time.monotonic() - start, 3)
+    return outcome
+
+
+def _phase_error(reason: str, **details) -> PhaseOutcome:
+    return PhaseOutcome("conformance", "error", None, details={"error": reason, **details})
+
+
+def _check(spec_text, contract, windows, adapter, start) -> PhaseOutcome:
+    if not windows:
+        return PhaseOutcome("conformance", "n/a", None, details={"reason": "no windows"})
+    missing = [a for a in contract.actions if a not in adapter.actions]
+    if missing:
+        return _phase_error(f"the adapter has no expression for target action(s) {missing}")
+    vocab = schema_vocab(contract)
+    reasons = [validate_window(w, contract, vocab) for w in windows]
+    cases = build_cases(windows, [not r for r in reasons])
+    negatives = negative_cases(cases, vocab)
+    variables = spec_variables(spec_text)
+    declared = set(spec_constants(spec_text))
+    plan = gen.Plan(
+        spec_module=module_name(spec_text) or contract.module,
+        nonce=secrets.token_hex(6),
+        adapter=adapter,
+        observed=list(contract.schema),
+        vocab=vocab,
+        spec_variables=variables,
+        constants={
+            k: v for k, v in {**contract.constants, **adapter.constants}.items() if k in declared
+        },
+    )
+    actions = [a for a in contract.actions if any(c.action == a for c in cases + negatives)]
+    wall = float(contract.budget("conformance", "wall_seconds", 300))
+    budget = Budget(deadline=start + wall, heap_mb=int(contract.budget("conformance", "heap_mb", 512)))
+    try:
+        aux, aux_text = auxstate.choose(plan, spec_text, cases, contract, budget) if cases else (
+            gen.AuxRule("pinned"), "no checkable windows"
+        )
+        everything = cases + negatives
+        aux_all = aux
+        if aux.kind == "explored":
+            extra = [list(range(len(aux.candidates)))] * len(negatives)
+            aux_all = gen.AuxRule(aux.kind, aux.variables, aux.candidates, aux.per_case + extra)
+        results = check_cases(plan, spec_text, everything, actions, aux_all, budget)
+    except SetupError as exc:
+        return _phase_error(_explain(str(exc), adapter, actions))
+    real, neg = results[: len(cases)], results[len(cases) :]
+    failing = [i for i, r in enumerate(real) if r.verdict == "fail"]
+    closest = _diagnose(plan, spec_text, cases, failing, actions, aux, budget)
+    window_outcomes = _windows(windows, reasons, cases, real, closest)
+    action_outcomes, score, per_action = _actions(contract, window_outcomes, negatives, neg)
+    passed = sum(1 for w in window_outcomes if w.verdict == "pass")
+    details = {
+        "rule": "zero tolerance: an action scores 1 only if every one of its windows passes",
+        "per_action": per_action,
+        "pooled_rate": round(passed / len(window_outcomes), 6),
+        "windows": len(window_outcomes),
+        "distinct_cases": len(cases),
+        "negative_cases": len(negatives),
+        "auxiliary_state": {"rule": aux.kind, "description": aux_text},
+        "failing_windows": [
+            {"window_id": w.window_id, "action": w.action, "verdict": w.verdict, "reason": w.reason,
+             "closest": w.detail.get("closest", [])}
+            for w in window_outcomes
+            if w.verdict != "pass"
+        ],
+        "tlc_runs": budget.runs,
+    }
+    status = "timeout" if budget.timed_out else "ran"
+    return PhaseOutcome("conformance", status, score, details, action_outcomes, window_outcomes)
+
+
+def _explain(problem: str, adapter, actions: list[str]) -> str:
+    hints = [a for a in actions if adapter.actions[a].split("(")[0].strip() in problem]
+    prefix = f"adapter action(s) {hints} do not resolve in the spec: " if hints else ""
+    return prefix + "the conformance wrapper could not be checked: " + problem
+
+
+def _diagnose(plan, spec_text, cases, failing, actions, aux, budget) -> dict[int, list]:
+    if not failing:
+        return {}
+    sub = aux
+    if aux.kind == "explored":
+        sub = gen.AuxRule(aux.kind, aux.variables, aux.candidates, [aux.per_case[i] for i in failing])
+    found = diagnose.successors(plan, spec_text, [cases[i] for i in failing], actions, sub, budget)
+    if found is None:
+        return {}
+    return {i: diagnose.closest(found[k], cases[i].post) for k, i in enumerate(failing)}
+
+
+def _windows(windows, reasons, cases, results, closest) -> list[WindowOutcome]:
+    by_window: dict[int, int] = {}
+    for ci, case in enumerate(cases):
+        for wi in case.windows:
+            by_window[wi] = ci
+    out = []
+    for wi, window in enumerate(windows):
+        detail: dict = {}
+        if reasons[wi]:
+            verdict, reason = "error", f"window value check: {reasons[wi]}"
+        else:
+            ci = by_window[wi]
+            r = results[ci]
+            verdict, reason = r.verdict, r.reason
+            detail["pre_state_candidates"] = r.freedom
+            if r.verdict == "fail":
+                detail["closest"] = closest.get(ci, [])
+                reason = _fail_reason(r.freedom, detail["closest"])
+        out.append(
+            WindowOutcome(
+                action=str(window.get("action")),
+                trace_id=str(window.get("trace_id", "")),
+                window_id=str(window.get("window_id", wi)),
+                actor=str(window.get("actor")),
+                pre_state=window.get("pre_state") or {},
+                post_state=window.get("post_state") or {},
+                verdict=verdict,
+                reason=reason,
+                input=window.get("input"),
+                detail=detail,
+            )
+        )
+    return out
+
+
+def _fail_reason(freedom, closest) -> str:
+    if freedom == 0:
+        return "no pre-state of the spec matches the window's pre-state"
+    if not closest:
+        return "the action is not enabled from the window's pre-state"
+    diff = closest[0]["differences"]
+    parts = [
+        f"{d['variable']}" + (f"[{d['key']}]" if "key" in d else "") + f": spec {d['spec']!r}, trace {d['trace']!r}"
+        for d in diff[:4]
+    ]
+    return "post-state not reachable in one step; closest successor differs in " + "; ".join(parts)
+
+
+def _actions(contract, window_outcomes, negatives, neg_results):
+    per_action, outcomes, finals = {}, [], []
+    for action in contract.actions:
+        mine = [w for w in window_outcomes if w.action == action]
+        passed = sum(1 for w in mine if w.verdict == "pass")
+        spec = _specificity(action, negatives, neg_results)
+        row = {"passed": passed, "total": len(mine), "specificity": spec}
+        if mine:
+            final = 1 if passed == len(mine) else 0
+            finals.append(final)
+            row.update(zero_tolerance=final, pass_rate=round(passed / len(mine), 6))
+        else:
+            row.update(zero_tolerance=None, pass_rate=None, note="no windows: not scored")
+        per_action[action] = row
+        outcomes.append(ActionOutcome(action, passed, len(mine), dict(row)))
+    score = round(sum(finals) / len(finals), 6) if finals else None
+    return outcomes, score, per_action
+
+
+def _specificity(action, negatives, results) -> dict:
+    mine = [(c, r) for c, r in zip(negatives, results, strict=True) if c.action == action]
+    accepted = [(c, r) for c, r in mine if r.verdict == "pass"]
+    families = {}
+    for kind in ("neg-post", "neg-step"):
+        of_kind = [r for c, r in mine if c.kind == kind]
+        families[kind] = {
+            "checked": len(of_kind),
+            "wrongly_accepted": sum(1 for r in of_kind if r.verdict == "pass"),
+            "errors": sum(1 for r in of_kind if r.verdict == "error"),
+        }
+    return {
+        "checked": len(mine),
+        "wrongly_accepted": len(accepted),
+        "by_family": families,
+        "examples": [
+            {"family": c.kind, "actor": c.actor, "pre_state": c.pre, "post_state": c.post}
+            for c, _ in accepted[:5]
+        ],
+    }

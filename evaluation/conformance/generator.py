@@ -1,0 +1,231 @@
+"""The wrapper module that checks many cases in one TLC run.
+
+The wrapper EXTENDS the spec (rather than INSTANCE-ing it) so adapter expressions, written over
+the spec's own names, and the spec's TypeOK can be used as they are, and the spec's variables are
+the wrapper's variables without being re-declared. Every name the wrapper adds starts with `_`
+and ends with a per-run random nonce, so no spec can define or refer to it. Only TLC is extended
+besides the spec (for `:>`/`@@` and PrintT); the window index ranges over `DOMAIN` of a tuple,
+so Naturals is not needed.
+
+Init picks the case `_w` and builds its pre-state: identity-mapped schema variables the window
+gives in full are assigned; every other spec variable takes the values the auxiliary-state rule
+allows (TypeOK or the explored candidates); partial values constrain only the given keys.
+Next takes one step of the case's action with the actor (and message) bound, then checks the
+post-state constraints; a successor that satisfies them prints `<<"<nonce>v", k>>` as the very
+last conjunct. With `-deadlock`, TLC explores every case and reports each pass; the spec can
+neither see `_w` nor know the nonce, so it cannot forge a pass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from evaluation.conformance.cases import Case, is_full
+from evaluation.conformance.spectext import substitute
+from evaluation.conformance.vocab import Vocab
+from evaluation.tla.values import to_tla
+
+
+@dataclass
+class AuxRule:
+    """How spec variables the window does not pin get their pre-state values.
+
+    kind "typeok": conjoin the spec's TypeOK (TLC enumerates its `x \\in S` conjuncts).
+    kind "explored": `candidates[i]` is the tuple text of one explored state over `variables`,
+    and `per_case[k]` the candidate indexes for case k (already filtered by its pre-state).
+    kind "none": every spec variable is pinned by every case.
+    """
+
+    kind: str
+    variables: list[str] = field(default_factory=list)
+    candidates: list[str] = field(default_factory=list)
+    per_case: list[list[int]] = field(default_factory=list)
+
+
+@dataclass
+class Plan:
+    spec_module: str
+    nonce: str
+    adapter: object
+    observed: list[str]  # schema variables windows may constrain, in projection order
+    vocab: dict[str, Vocab]
+    spec_variables: list[str]
+    constants: dict[str, str]  # constant -> TLA+ value, only those the spec declares
+    count: bool = True  # print one tag per candidate pre-state of real cases
+
+
+def n(plan: Plan, name: str) -> str:
+    return f"_{name}_{plan.nonce}"
+
+
+def module_name(plan: Plan) -> str:
+    return f"ConfWrap{plan.nonce}"
+
+
+def pinned_vars(plan: Plan, case: Case) -> list[str]:
+    """Spec variables this case assigns directly: identity-mapped, given in full."""
+    out = []
+    for var, value in case.pre.items():
+        expr = plan.adapter.variables.get(var, var).strip()
+        if expr == var and var in plan.spec_variables and is_full(value, plan.vocab[var]):
+            out.append(var)
+    return sorted(out)
+
+
+def _constraints(plan: Plan, state: dict, skip: set[str]) -> str:
+    items = []
+    for var in sorted(state):
+        if var in skip:
+            continue
+        i = plan.observed.index(var) + 1
+        value = state[var]
+        if is_full(value, plan.vocab[var]):
+            items.append(f"<<{i}, FALSE, 0, {to_tla(value)}>>")
+        else:
+            items.extend(f"<<{i}, TRUE, {to_tla(k)}, {to_tla(value[k])}>>" for k in sorted(value))
+    return "<<" + ", ".join(items) + ">>"
+
+
+def _tuple(items: list[str]) -> str:
+    return "<<" + ",\n  ".join(items) + ">>"
+
+
+def build_module(
+    plan: Plan, cases: list[Case], actions: list[str], aux: AuxRule, diagnose: bool = False
+) -> str:
+    w, d = n(plan, "w"), n(plan, "d")
+    lines = [
+        f"---- MODULE {module_name(plan)} ----",
+        f"EXTENDS {plan.spec_module}, TLC",
+        f"VARIABLES {w}, {d}",
+    ]
+    for name, value in plan.constants.items():
+        lines.append(f"{n(plan, 'K' + name)} == {value}")
+    lines += _projection(plan)
+    lines += _tables(plan, cases, actions)
+    lines += _init(plan, cases, aux)
+    lines += _next(plan, actions, diagnose)
+    lines.append("====")
+    return "\n".join(lines) + "\n"
+
+
+def _projection(plan: Plan) -> list[str]:
+    i, v, c = n(plan, "i"), n(plan, "v"), n(plan, "c")
+    arms = [
+        f"{i} = {k} -> ({plan.adapter.variables.get(var, var)})"
+        for k, var in enumerate(plan.observed, start=1)
+    ]
+    projection = ", ".join(f"{n(plan, 'V')}({k})" for k in range(1, len(plan.observed) + 1))
+    return [
+        f"{n(plan, 'V')}({i}) == CASE " + "\n  [] ".join(arms),
+        f"{n(plan, 'Sat')}({v}, {c}) == IF {c}[2] THEN {c}[3] \\in DOMAIN {v} /\\ {v}[{c}[3]] = {c}[4]"
+        f" ELSE {v} = {c}[4]",
+        f"{n(plan, 'Proj')} == <<{projection}>>",
+    ]
+
+
+def _tables(plan: Plan, cases: list[Case], actions: list[str]) -> list[str]:
+    pre = [_constraints(plan, c.pre, set(pinned_vars(plan, c))) for c in cases]
+    post = [_constraints(plan, c.post, set()) for c in cases]
+    msgs = [to_tla(c.input) if c.input is not None else "0" for c in cases]
+    return [
+        f"{n(plan, 'A')} == {_tuple([str(actions.index(c.action) + 1) for c in cases])}",
+        f"{n(plan, 'Actor')} == {_tuple([plan.adapter.actor_expr(c.actor) for c in cases])}",
+        f"{n(plan, 'Msg')} == {_tuple(msgs)}",
+        f"{n(plan, 'Real')} == {_tuple(['TRUE' if c.kind == 'real' else 'FALSE' for c in cases])}",
+        f"{n(plan, 'P')} == {_tuple(pre)}",
+        f"{n(plan, 'Q')} == {_tuple(post)}",
+    ]
+
+
+def _check_all(plan: Plan, table: str, primed: bool) -> str:
+    w, i, cs = n(plan, "w"), n(plan, "i"), n(plan, "cs")
+    value = f"{n(plan, 'V')}({cs}[{i}][1])"
+    if primed:
+        value = f"({value})'"
+    return (
+        f"LET {cs} == {table}[{w}] IN \\A {i} \\in DOMAIN {cs} : "
+        f"{n(plan, 'Sat')}({value}, {cs}[{i}])"
+    )
+
+
+def _groups(plan: Plan, cases: list[Case]) -> dict[tuple, list[int]]:
+    groups: dict[tuple, list[int]] = {}
+    for k, case in enumerate(cases, start=1):
+        groups.setdefault(tuple(pinned_vars(plan, case)), []).append(k)
+    return dict(sorted(groups.items()))
+
+
+def _init(plan: Plan, cases: list[Case], aux: AuxRule) -> list[str]:
+    w, j = n(plan, "w"), n(plan, "j")
+    groups = _groups(plan, cases)
+    lines = []
+    for gi, (variables, members) in enumerate(groups.items()):
+        table = n(plan, f"G{gi}")
+        member = set(members)
+        body = [f"{w} \\in {{{', '.join(map(str, members))}}}"]
+        for var in variables:
+            values = [to_tla(c.pre[var]) if k in member else "0" for k, c in enumerate(cases, 1)]
+            lines.append(f"{table}{var} == {_tuple(values)}")
+            body.append(f"{var} = {table}{var}[{w}]")
+        free = [v for v in plan.spec_variables if v not in variables]
+        if aux.kind == "explored" and free:
+            cand = n(plan, "C")
+            assigns = " /\\ ".join(f"{v} = {cand}[{j}][{aux.variables.index(v) + 1}]" for v in free)
+            body.append(f"\\E {j} \\in {n(plan, 'CI')}[{w}] : {assigns}")
+        lines.append(f"{n(plan, 'Pin')}{gi} == " + " /\\ ".join(body))
+    if aux.kind == "explored":
+        lines.append(f"{n(plan, 'C')} == {_tuple(aux.candidates or ['<<>>'])}")
+        index_sets = ["{" + ", ".join(map(str, c)) + "}" for c in aux.per_case]
+        lines.append(f"{n(plan, 'CI')} == {_tuple(index_sets)}")
+    lines += [
+        f"{n(plan, 'Init')} ==",
+        f"  /\\ {n(plan, 'd')} = 0",
+        "  /\\ " + " \\/ ".join(f"{n(plan, 'Pin')}{gi}" for gi in range(len(groups))),
+    ]
+    if aux.kind == "typeok":
+        lines.append("  /\\ TypeOK")
+    lines.append("  /\\ " + _check_all(plan, n(plan, "P"), primed=False))
+    return lines
+
+
+def action_operator(plan: Plan, index: int) -> str:
+    return f"{n(plan, 'Do')}{index}"
+
+
+def _next(plan: Plan, actions: list[str], diagnose: bool = False) -> list[str]:
+    w, d = n(plan, "w"), n(plan, "d")
+    bound = {"actor": f"{n(plan, 'Actor')}[{w}]", "msg": f"{n(plan, 'Msg')}[{w}]"}
+    lines = [
+        f"{action_operator(plan, i)} == {substitute(plan.adapter.actions[action], bound)}"
+        for i, action in enumerate(actions, start=1)
+    ]
+    arms = " [] ".join(
+        f"{n(plan, 'A')}[{w}] = {i} -> {action_operator(plan, i)}"
+        for i in range(1, len(actions) + 1)
+    )
+    count = "TRUE"
+    if plan.count:
+        count = f'IF {n(plan, "Real")}[{w}] THEN PrintT(<<"{plan.nonce}c", {w}>>) ELSE TRUE'
+    lines += [
+        f"{n(plan, 'Next')} ==",
+        f"  /\\ {d} = 0",
+        f"  /\\ {count}",
+        f"  /\\ {d}' = 1",
+        f"  /\\ {w}' = {w}",
+        f"  /\\ CASE {arms}",
+    ]
+    if diagnose:
+        # Every successor, projected to the schema, for the failing-window diff.
+        lines.append(f'  /\\ PrintT(<<"{plan.nonce}s", {w}, {n(plan, "Proj")}\'>>)')
+    else:
+        lines.append("  /\\ " + _check_all(plan, n(plan, "Q"), primed=True))
+        lines.append(f'  /\\ PrintT(<<"{plan.nonce}v", {w}>>)')
+    return lines
+
+
+def build_cfg(plan: Plan) -> str:
+    lines = [f"INIT {n(plan, 'Init')}", f"NEXT {n(plan, 'Next')}"]
+    for name in plan.constants:
+        lines.append(f"CONSTANT {name} <- {n(plan, 'K' + name)}")
+    return "\n".join(lines) + "\n"

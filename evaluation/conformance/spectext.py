@@ -1,0 +1,59 @@
+"""What the wrapper needs to know about the spec's own declarations, read from its text."""
+
+from __future__ import annotations
+
+import re
+
+from evaluation.tla.sandbox import strip_comments
+
+_DECL = re.compile(
+    r"\b(VARIABLES?|CONSTANTS?)\b\s+((?:[A-Za-z_]\w*(?:\s*\([^)]*\))?\s*,\s*)*[A-Za-z_]\w*"
+    r"(?:\s*\([^)]*\))?)"
+)
+_NAME = re.compile(r"([A-Za-z_]\w*)(\s*\()?")
+
+
+def _declared(text: str, keyword: str) -> list[str]:
+    names: list[str] = []
+    for kind, body in _DECL.findall(strip_comments(text)):
+        if not kind.startswith(keyword):
+            continue
+        for name, paren in _NAME.findall(re.sub(r"\([^)]*\)", "()", body)):
+            if not paren and name not in names:
+                names.append(name)
+    return names
+
+
+def spec_variables(text: str) -> list[str]:
+    return _declared(text, "VARIABLE")
+
+
+def spec_constants(text: str) -> list[str]:
+    """Declared constants of arity 0 (operator constants cannot be pinned by value)."""
+    return _declared(text, "CONSTANT")
+
+
+def defines(text: str, name: str) -> bool:
+    return re.search(rf"(?m)^\s*{re.escape(name)}\s*==", strip_comments(text)) is not None
+
+
+def module_name(text: str) -> str | None:
+    m = re.search(r"-{4,}\s*MODULE\s+([A-Za-z_]\w*)", text)
+    return m.group(1) if m else None
+
+
+_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+
+
+def substitute(expr: str, names: dict[str, str]) -> str:
+    """Replace free identifiers (`actor`, `msg`) outside strings and record-field positions."""
+    pattern = re.compile(
+        r"(?<![\w.!])(" + "|".join(map(re.escape, names)) + r")(?![\w])(?!\s*\|->)"
+    )
+    out, last = [], 0
+    for m in _STRING.finditer(expr):
+        out.append(pattern.sub(lambda x: names[x.group(1)], expr[last : m.start()]))
+        out.append(m.group(0))
+        last = m.end()
+    out.append(pattern.sub(lambda x: names[x.group(1)], expr[last:]))
+    return "".join(out)

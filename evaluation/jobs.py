@@ -1,0 +1,309 @@
+"""The rq job and the reaper: the only bridge between the scorer and the ORM / rq.
+
+`evaluate_run(run_id)` is idempotent: it claims the run with a conditional UPDATE (a second
+call, or a duplicate rq job, finds nothing to claim and returns), writes each phase as soon as
+it finishes with update_or_create on (run, phase), so a rerun after a crash overwrites rather
+than duplicates, and always ends the run FINISHED or FAILED with a reason a submitter can read.
+
+`reap_stale_runs()` finds RUNNING runs whose worker died and re-queues them (bounded by
+SCORING_MAX_ATTEMPTS) or fails them with a reason.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+from datetime import UTC, datetime, timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from evaluation.contracts import ContractError, load_contract, parse_adapter
+from evaluation.pipeline import PhaseCrashed, score_spec
+from evaluation.results import PhaseOutcome
+from leaderboard.aggregate import invalidate_board_cache
+from leaderboard.importing import current_corpus
+from leaderboard.models import (
+    ActionResult,
+    InvariantResult,
+    PhaseResult,
+    Run,
+    TraceWindow,
+    WindowResult,
+)
+
+log = logging.getLogger(__name__)
+
+WINDOW_FIELDS = (
+    "window_id",
+    "trace_id",
+    "action",
+    "event",
+    "actor",
+    "pre_state",
+    "post_state",
+    "input",
+)
+# A worker that has not sent a heartbeat for this long is dead (rq's default worker TTL is 420 s).
+HEARTBEAT_GRACE_SECONDS = 600
+
+
+class RunSetupError(Exception):
+    """The run cannot be scored as submitted or configured; the message is for the submitter."""
+
+
+# ---------------------------------------------------------------------------------------------
+# The job
+
+
+def evaluate_run(run_id: int) -> str:
+    """Score one run; returns the final status (or 'skipped' when there was nothing to claim)."""
+    run = Run.objects.select_related("task").filter(pk=run_id).first()
+    if run is None or not run.claim():
+        log.info("run %s: nothing to claim (missing, or already taken)", run_id)
+        return "skipped"
+    log.info("run %s: attempt %s on %s", run.pk, run.attempts, _worker_label())
+    try:
+        contract, adapter, windows = _load_inputs(run)
+        report = score_spec(
+            run.spec_text,
+            contract,
+            windows,
+            adapter=adapter,
+            on_phase=lambda outcome: save_phase(run, outcome),
+        )
+    except RunSetupError as exc:
+        return _fail(run, str(exc))
+    except PhaseCrashed as exc:
+        log.exception("run %s: %s", run.pk, exc)
+        return _fail(run, f"{exc}. This is a scorer problem, not your spec; it will be looked at.")
+    except Exception as exc:
+        log.exception("run %s: internal error", run.pk)
+        return _fail(run, f"internal error while scoring ({type(exc).__name__}: {exc}).")
+    run.finish(report.overall, report.fingerprint)
+    invalidate_board_cache()
+    log.info("run %s: finished, overall %.3f", run.pk, report.overall)
+    return Run.Status.FINISHED
+
+
+def _fail(run: Run, reason: str) -> str:
+    run.fail(reason)
+    invalidate_board_cache()
+    log.info("run %s: failed: %s", run.pk, reason)
+    return Run.Status.FAILED
+
+
+def _worker_label() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _load_inputs(run: Run):
+    try:
+        contract = load_contract(run.task.slug, settings.TASKS_DATA_DIR)
+    except ContractError as exc:
+        raise RunSetupError(f"task contract error (a maintainer must fix it): {exc}") from exc
+    try:
+        adapter = parse_adapter(run.adapter_text, contract)
+    except ContractError as exc:
+        raise RunSetupError(f"adapter error: {exc}") from exc
+    return contract, adapter, _windows(run, contract)
+
+
+def _windows(run: Run, contract) -> list[dict]:
+    """The canonical windows of the task's newest trace corpus (none for a task without traces)."""
+    if not contract.has_traces:
+        return []
+    corpus = current_corpus(run.task)
+    if corpus is None:
+        raise RunSetupError(
+            f"the task {contract.slug!r} has trace data but none has been imported into this "
+            "service yet, so conformance cannot be scored; a maintainer must run "
+            "`manage.py import_benchmark`, then rescore this run"
+        )
+    rows = TraceWindow.objects.filter(corpus=corpus).order_by("id").values(*WINDOW_FIELDS)
+    return [{k: v for k, v in row.items() if not (k == "input" and v is None)} for row in rows]
+
+
+# ---------------------------------------------------------------------------------------------
+# Writing one phase
+
+
+def save_phase(run: Run, outcome: PhaseOutcome) -> PhaseResult:
+    """Persist a phase outcome and its drill-down rows in one transaction (overwriting a
+    previous attempt's rows for the same phase)."""
+    finished = timezone.now()
+    duration = outcome.duration_seconds or 0.0
+    with transaction.atomic():
+        result, _ = PhaseResult.objects.update_or_create(
+            run=run,
+            phase=outcome.phase,
+            defaults={
+                "status": outcome.status,
+                "score": outcome.score,
+                "details": outcome.details,
+                "duration_seconds": duration,
+                "started_at": finished - timedelta(seconds=duration),
+                "finished_at": finished,
+            },
+        )
+        result.action_results.all().delete()
+        result.window_results.all().delete()
+        result.invariant_results.all().delete()
+        ActionResult.objects.bulk_create(
+            ActionResult(
+                phase_result=result,
+                action=a.action,
+                passed=a.passed,
+                total=a.total,
+                detail=a.detail,
+            )
+            for a in outcome.actions
+        )
+        WindowResult.objects.bulk_create(
+            (
+                WindowResult(
+                    phase_result=result,
+                    action=w.action,
+                    trace_id=w.trace_id,
+                    window_id=w.window_id,
+                    actor=w.actor,
+                    pre_state=w.pre_state,
+                    post_state=w.post_state,
+                    input=w.input,
+                    verdict=w.verdict,
+                    reason=w.reason,
+                    detail=w.detail,
+                )
+                for w in outcome.windows
+            ),
+            batch_size=500,
+        )
+        InvariantResult.objects.bulk_create(
+            InvariantResult(
+                phase_result=result,
+                name=i.name,
+                kind=i.kind,
+                verdict=i.verdict,
+                reason=i.reason,
+                counterexample=i.counterexample,
+            )
+            for i in outcome.invariants
+        )
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+# The reaper
+
+
+def reap_stale_runs(now: datetime | None = None) -> dict[str, list[int]]:
+    """Re-queue RUNNING runs whose worker died, while attempts remain; fail the rest.
+
+    A worker is taken for dead when its run started longer ago than
+    SCORING_STALE_AFTER_SECONDS, or, when Redis answers, when the run's rq job is no longer being
+    worked on (job gone from 'started', or its worker process gone / silent). Also re-enqueues
+    QUEUED runs whose rq job vanished (e.g. Redis lost its data).
+    """
+    from leaderboard import queueing
+
+    now = now or timezone.now()
+    stale_before = now - timedelta(seconds=settings.SCORING_STALE_AFTER_SECONDS)
+    redis = _redis_or_none()
+    outcome: dict[str, list[int]] = {"requeued": [], "failed": [], "reenqueued": []}
+    for run in Run.objects.running().order_by("pk"):
+        if not _worker_died(run, stale_before, redis):
+            continue
+        if run.attempts < settings.SCORING_MAX_ATTEMPTS:
+            if run.requeue():
+                run.refresh_from_db()
+                queueing.enqueue_run(run)
+                outcome["requeued"].append(run.pk)
+        elif Run.objects.filter(pk=run.pk, status=Run.Status.RUNNING).exists():
+            run.fail(
+                f"the scoring worker stopped without finishing {run.attempts} time(s) "
+                f"(limit {settings.SCORING_MAX_ATTEMPTS}); the spec may exhaust the worker's "
+                "memory or time. Resubmit, or contact the maintainers if it persists."
+            )
+            outcome["failed"].append(run.pk)
+    if redis is not None:
+        outcome["reenqueued"] = _reenqueue_lost(redis, now)
+    if outcome["failed"]:
+        invalidate_board_cache()
+    return outcome
+
+
+def _redis_or_none():
+    from leaderboard import queueing
+
+    if settings.RQ_FORCE_INLINE or not queueing.redis_answers():
+        return None
+    return queueing.redis_connection()
+
+
+def _worker_died(run: Run, stale_before: datetime, redis) -> bool:
+    if run.started_at is None or run.started_at < stale_before:
+        return True
+    if redis is None:
+        return False
+    return job_is_dead(redis, run) is True
+
+
+def job_is_dead(redis, run: Run) -> bool | None:
+    """True when the run's rq job is certainly not being worked on; None when unknown (no job:
+    the run may be scoring in-process, which only the staleness rule can judge)."""
+    from rq.exceptions import NoSuchJobError
+    from rq.job import Job
+    from rq.worker import Worker
+
+    from leaderboard import queueing
+
+    try:
+        job = Job.fetch(queueing.job_id(run.pk, run.attempts), connection=redis)
+    except NoSuchJobError:
+        return None
+    if job.get_status(refresh=True) != "started":
+        return True
+    worker = None
+    if job.worker_name:
+        worker = Worker.find_by_key(f"rq:worker:{job.worker_name}", connection=redis)
+    if worker is None:
+        return True
+    if worker.hostname == socket.gethostname() and worker.pid and not _pid_alive(worker.pid):
+        return True
+    beat = worker.last_heartbeat
+    silent_since = timezone.now() - timedelta(seconds=HEARTBEAT_GRACE_SECONDS)
+    return bool(beat and beat.replace(tzinfo=beat.tzinfo or UTC) < silent_since)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # A killed child that its parent has not reaped yet is a zombie: dead for our purpose.
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().split(") ", 1)[1][:1] != "Z"
+    except (OSError, IndexError):
+        return True
+
+
+def _reenqueue_lost(redis, now: datetime) -> list[int]:
+    """QUEUED runs older than a minute with no rq job behind them get their job back."""
+    from rq.exceptions import NoSuchJobError
+    from rq.job import Job
+
+    from leaderboard import queueing
+
+    lost = []
+    for run in Run.objects.queued().filter(created_at__lt=now - timedelta(minutes=1)):
+        try:
+            Job.fetch(queueing.job_id(run.pk, run.attempts + 1), connection=redis)
+        except NoSuchJobError:
+            queueing.enqueue_run(run)
+            lost.append(run.pk)
+    return lost

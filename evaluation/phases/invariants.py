@@ -1,0 +1,454 @@
+"""P4: the task's invariants checked on a spec with TLC, one verdict per invariant.
+
+The contract's invariants are TLA+ definitions over the contract vocabulary (schema variables and
+pinned constants). They never go into the spec itself: a spec may define an operator with the
+same name (SysMoBench appends the definition and SANY then rejects the module, BENCHMARK.md
+§15.5 item 25). Instead two generated modules sit beside the spec:
+
+- `<prefix>Contract`: the invariant definitions, with the schema variables and the contract
+  constants declared as its own VARIABLES and CONSTANTS;
+- `<prefix>Check`: EXTENDS the spec, instantiates the contract module with every schema variable
+  replaced by the adapter's expression over the spec's state and every constant by its pinned
+  value, and names each invariant `<prefix>_<Name> == <prefix>I!<Name>` for the cfg.
+
+`<prefix>` is derived from the spec text and checked not to occur in it, so no generated name can
+collide with the spec's. Verdicts come from TLC's exit code and the final statistics line (0
+states left on queue), never from text the spec could print.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from evaluation.contracts import Adapter, Contract
+from evaluation.results import InvariantOutcome, PhaseOutcome
+from evaluation.tla import messages as msg
+from evaluation.tla.sandbox import Limits, ToolRun, run_tlc
+
+# The modules a contract invariant may use; kept to standard modules so a contract module never
+# depends on what the spec EXTENDS.
+CONTRACT_EXTENDS = ("Integers", "Sequences", "FiniteSets", "TLC")
+EXIT_SAFETY_VIOLATED = 12
+EXIT_LIVENESS_VIOLATED = 13
+EXIT_DEADLOCK = 11
+_QUEUE_EMPTY = re.compile(r"\b0 states left on queue")
+_STATE_HEAD = re.compile(r"^(\d+):\s*(.*)$")
+_VAR_LINE = re.compile(r"^(?:/\\\s+)?([A-Za-z_][A-Za-z0-9_]*)\s+=\s?(.*)$")
+
+
+def tlc_flags(contract: Contract) -> list[str]:
+    """TLC flags for a P4 run (the sandbox always adds `-workers 1`, so BFS order and therefore
+    counterexamples are reproducible)."""
+    flags: list[str] = []
+    if contract.deadlock == "allowed":
+        flags.append("-deadlock")  # in TLC this flag *disables* deadlock checking
+    return flags
+
+
+# ---------------------------------------------------------------------------------------------
+# The spec's own top-level names (tree-sitter: a parser, not a line regex)
+
+
+@lru_cache(maxsize=1)
+def _parser():
+    import tree_sitter
+    import tree_sitter_tlaplus
+
+    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_tlaplus.language()))
+
+
+@dataclass(frozen=True)
+class SpecNames:
+    definitions: frozenset[str]
+    constants: frozenset[str]
+
+
+def spec_names(spec_text: str) -> SpecNames:
+    """Top-level operator names and declared CONSTANTS of the spec's root module."""
+    tree = _parser().parse(spec_text.encode())
+    module = next((c for c in tree.root_node.children if c.type == "module"), None)
+    definitions, constants = set(), set()
+    for unit in module.named_children if module is not None else []:
+        if unit.type in ("operator_definition", "function_definition"):
+            name = unit.child_by_field_name("name")
+            if name is not None:
+                definitions.add(name.text.decode())
+        elif unit.type == "constant_declaration":
+            for child in unit.named_children:
+                node = child if child.type == "identifier" else child.child_by_field_name("name")
+                if node is not None and node.type == "identifier":
+                    definitions.discard(node.text.decode())
+                    constants.add(node.text.decode())
+    return SpecNames(frozenset(definitions), frozenset(constants))
+
+
+def name_prefix(spec_text: str) -> str:
+    """A prefix for generated names that occurs nowhere in the spec (so it cannot collide)."""
+    salt = 0
+    while True:
+        digest = hashlib.sha256(f"{salt}:{spec_text}".encode()).hexdigest()[:8]
+        prefix = f"SMB{digest}"
+        if prefix not in spec_text:
+            return prefix
+        salt += 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Generated modules and configs
+
+
+@dataclass(frozen=True)
+class CheckModules:
+    prefix: str
+    modules: dict[str, str]
+    root: str
+    behaviour: str  # the cfg lines selecting the behaviour (SPECIFICATION or INIT/NEXT)
+    constants_cfg: str
+    has_fairness_spec: bool
+
+    def check_name(self, invariant: str) -> str:
+        return f"{self.prefix}_{invariant}"
+
+    def cfg(self, safety: list[str] = (), liveness: list[str] = ()) -> str:
+        lines = [self.constants_cfg, self.behaviour]
+        lines += [f"INVARIANT {self.check_name(n)}" for n in safety]
+        lines += [f"PROPERTY {self.check_name(n)}" for n in liveness]
+        return "\n".join(line for line in lines if line) + "\n"
+
+
+def build_modules(spec_text: str, contract: Contract, adapter: Adapter) -> CheckModules:
+    prefix = name_prefix(spec_text)
+    names = spec_names(spec_text)
+    contract_module = f"{prefix}Contract"
+    root = f"{prefix}Check"
+    modules = {
+        contract.module: spec_text,
+        contract_module: _contract_module_text(contract_module, contract),
+        root: _check_module_text(root, prefix, contract_module, contract, adapter),
+    }
+    if "Spec" in names.definitions:
+        behaviour, fair = "SPECIFICATION Spec", True
+    else:
+        behaviour, fair = "INIT Init\nNEXT Next", False
+    return CheckModules(
+        prefix=prefix,
+        modules=modules,
+        root=root,
+        behaviour=behaviour,
+        constants_cfg=_constants_cfg(prefix, names, contract, adapter),
+        has_fairness_spec=fair,
+    )
+
+
+def _contract_module_text(name: str, contract: Contract) -> str:
+    parts = [f"---- MODULE {name} ----", f"EXTENDS {', '.join(CONTRACT_EXTENDS)}"]
+    if contract.constants:
+        parts.append(f"CONSTANTS {', '.join(contract.constants)}")
+    parts.append(f"VARIABLES {', '.join(contract.schema)}")
+    parts += [inv.definition for inv in contract.invariants]
+    parts.append("====")
+    return "\n".join(parts) + "\n"
+
+
+def _check_module_text(name, prefix, contract_module, contract: Contract, adapter) -> str:
+    parts = [f"---- MODULE {name} ----", f"EXTENDS {contract.module}"]
+    for const, value in {**contract.constants, **adapter.constants}.items():
+        parts.append(f"{prefix}K_{const} == {value}")
+    substitutions = [f"{v} <- ({adapter.variables.get(v, v)})" for v in contract.schema]
+    substitutions += [f"{c} <- {prefix}K_{c}" for c in contract.constants]
+    parts.append(
+        f"{prefix}I == INSTANCE {contract_module} WITH\n    " + ",\n    ".join(substitutions)
+    )
+    parts += [f"{prefix}_{inv.name} == {prefix}I!{inv.name}" for inv in contract.invariants]
+    parts.append("====")
+    return "\n".join(parts) + "\n"
+
+
+def _constants_cfg(prefix, names: SpecNames, contract: Contract, adapter: Adapter) -> str:
+    # Only constants the spec declares can be assigned; an undeclared one stays out of the cfg
+    # (TLC would reject it), and a declared one with no value is reported by TLC as an error.
+    values = {**contract.constants, **adapter.constants}
+    lines = [f"CONSTANT {c} <- {prefix}K_{c}" for c in values if c in names.constants]
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading TLC's answer
+
+
+def parse_trace(messages: list[msg.Message]) -> list[dict]:
+    """TLC's error trace as states `{step, action, vars: {var: value text}}`.
+
+    A lasso ends with `{step, action, back_to: k}` (2122: the behaviour loops back to state k)
+    and an infinite stutter with `{step, action: "Stuttering", stuttering: True}` (2218).
+    """
+    start = max((i for i, m in enumerate(messages) if m.code in (msg.BEHAVIOR, 2264)), default=-1)
+    states = []
+    for message in messages[start + 1 :]:
+        if message.code == msg.STATE:
+            states.append(_parse_state(message.text))
+        elif message.code == 2122:
+            head = _STATE_HEAD.match(message.text.strip())
+            label = message.text.split("Back to state:", 1)[-1].strip()
+            states.append(
+                {
+                    "step": len(states) + 1,
+                    "action": _action_name(label),
+                    "location": label,
+                    "back_to": int(head.group(1)) if head else None,
+                }
+            )
+        elif message.code == 2218:
+            states.append({"step": len(states) + 1, "action": "Stuttering", "stuttering": True})
+    return states
+
+
+def _parse_state(text: str) -> dict:
+    lines = text.strip().splitlines()
+    head = _STATE_HEAD.match(lines[0]) if lines else None
+    step = int(head.group(1)) if head else 0
+    label = head.group(2).strip() if head else ""
+    action = _action_name(label)
+    variables: dict[str, str] = {}
+    current = None
+    for line in lines[1:]:
+        match = _VAR_LINE.match(line)
+        if match and (line.startswith("/\\") or current is None):
+            current = match.group(1)
+            variables[current] = match.group(2).strip()
+        elif current is not None and line.strip():
+            variables[current] += "\n" + line.rstrip()
+    return {"step": step, "action": action, "location": label, "vars": variables}
+
+
+def _action_name(label: str) -> str:
+    """`<AcquireLock line 7, col 19 to ... of module spin>` -> `AcquireLock`."""
+    return label.strip("<>").split(" line ", 1)[0].strip()
+
+
+def completed_without_error(run: ToolRun) -> bool:
+    """TLC finished the whole state space with no error (exit 0 and 0 states left on queue).
+
+    The last 2199 is printed by TLC after evaluation stopped, so a spec's `Print` cannot stand in
+    for it; `TLCSet("exit", TRUE)` stops early and leaves states on the queue.
+    """
+    final = msg.last(run.messages, msg.FINAL_STATS)
+    return (
+        run.status == "ok"
+        and run.exit_code == 0
+        and final is not None
+        and bool(_QUEUE_EMPTY.search(final.text))
+    )
+
+
+def _error_text(run: ToolRun) -> str:
+    """What went wrong, for the submitter: SANY's own text on a parse/semantic error (TLC prints
+    it untagged between messages 2220 and 2219), otherwise TLC's error messages."""
+    if msg.first(run.messages, msg.PARSE_FAILED) is not None:
+        between = run.output.split("@!@!@ENDMSG 2220 @!@!@", 1)[-1]
+        sany = between.split("@!@!@STARTMSG 2219", 1)[0]
+        for marker in ("Semantic errors:", "***Parse Error***", "Fatal errors"):
+            if marker in sany:
+                sany = sany[sany.index(marker) :]
+                break
+        return "the spec and the contract do not fit together: " + _squeeze(sany)[:1500]
+    errors = [m.text for m in msg.errors(run.messages)]
+    text = "\n".join(errors) if errors else (run.note or run.output[-1500:])
+    return _squeeze(text)[-1500:]
+
+
+def _squeeze(text: str) -> str:
+    return re.sub(r"\n\s*\n+", "\n", text).strip()
+
+
+def verdict_from_run(name: str, kind: str, run: ToolRun, budget: float) -> InvariantOutcome:
+    """One invariant's verdict from a TLC run that checked it alone."""
+    if run.status == "timeout":
+        reason = f"no verdict within the {budget:g} s budget for this invariant (counts as failed)"
+        return InvariantOutcome(name, kind, "timeout", reason)
+    if completed_without_error(run):
+        return InvariantOutcome(name, kind, "holds")
+    expected = EXIT_SAFETY_VIOLATED if kind == "safety" else EXIT_LIVENESS_VIOLATED
+    if run.status == "error" and run.exit_code == expected:
+        trace = parse_trace(run.messages)
+        reason = (
+            "TLC reached a state that violates it"
+            if kind == "safety"
+            else "TLC found a behaviour of the spec that violates it"
+        )
+        return InvariantOutcome(name, kind, "violated", reason, trace)
+    if run.exit_code == EXIT_DEADLOCK:
+        reason = (
+            "TLC reached a deadlock before the check completed (the task's deadlock policy is "
+            "'error'), so the invariant could not be established"
+        )
+        return InvariantOutcome(name, kind, "error", reason, parse_trace(run.messages))
+    reason = f"TLC could not check it (status {run.status}, exit code {run.exit_code}): "
+    return InvariantOutcome(name, kind, "error", reason + _error_text(run))
+
+
+# ---------------------------------------------------------------------------------------------
+# The phase
+
+
+@dataclass
+class _Budget:
+    per_invariant: float
+    phase_deadline: float
+    heap_mb: int | None
+    runs: list[dict] = field(default_factory=list)
+    # Set when the generated modules do not parse: every run would fail the same way.
+    fatal: str = ""
+
+    def limits(self) -> Limits | None:
+        left = self.phase_deadline - time.monotonic()
+        if left < 1:
+            return None
+        wall = min(self.per_invariant, left)
+        limits = Limits(wall_seconds=wall, cpu_seconds=int(wall * 2) + 5)
+        if self.heap_mb:
+            limits.heap_mb = self.heap_mb
+        return limits
+
+
+def check_invariants(
+    spec_text: str, contract: Contract, adapter: Adapter | None = None
+) -> PhaseOutcome:
+    started = time.monotonic()
+    adapter = adapter or Adapter.identity_for(contract)
+    excluded = [
+        {"name": e.name, "kind": e.kind, "reason": e.reason} for e in contract.excluded_invariants
+    ]
+    details = {"excluded": excluded, "tlc_flags": tlc_flags(contract)}
+    if not contract.invariants:
+        details["reason"] = "the task contract defines no checkable invariants"
+        return PhaseOutcome("invariant", "n/a", None, details)
+    check = build_modules(spec_text, contract, adapter)
+    budget = _Budget(
+        per_invariant=float(contract.budget("invariants", "per_invariant_seconds", 60)),
+        phase_deadline=started + float(contract.budget("invariants", "wall_seconds", 120)),
+        heap_mb=contract.budget("invariants", "heap_mb"),
+    )
+    verdicts = _check_all(check, contract, budget)
+    outcomes = [verdicts[inv.name] for inv in contract.invariants]
+    holds = sum(1 for o in outcomes if o.verdict == "holds")
+    details.update(
+        {
+            "holds": holds,
+            "total": len(outcomes),
+            "behaviour": check.behaviour.replace("\n", " "),
+            "fairness": "the spec's own Spec" if check.has_fairness_spec else "none",
+            "runs": budget.runs,
+        }
+    )
+    return PhaseOutcome(
+        phase="invariant",
+        status=_phase_status(outcomes),
+        score=holds / len(outcomes),
+        details=details,
+        invariants=outcomes,
+        duration_seconds=round(time.monotonic() - started, 3),
+    )
+
+
+def _check_all(check: CheckModules, contract: Contract, budget: _Budget) -> dict:
+    verdicts: dict[str, InvariantOutcome] = {}
+    safety = [inv.name for inv in contract.invariants if inv.kind == "safety"]
+    if len(safety) > 1:
+        verdicts.update(_check_safety_together(check, contract, safety, budget))
+    for inv in contract.invariants:
+        if inv.name not in verdicts:
+            verdicts[inv.name] = _check_one(check, contract, inv.name, inv.kind, budget)
+    return verdicts
+
+
+def _check_safety_together(check, contract, names: list[str], budget: _Budget) -> dict:
+    """Safety invariants in one run while that still separates the verdicts.
+
+    BFS explores states in the same order whatever the invariants, so when a joint run stops at
+    its first bad state, that state is also the first (and its trace the same shortest trace) an
+    individual run of the named invariant would find: that invariant is violated with exactly
+    that counterexample, and the rest are checked again together. The name comes from TLC's
+    2110 message, which a spec cannot forge: it contains the generated prefix, a hash of the
+    spec text that the text does not contain. A clean joint run means each invariant holds. Any
+    other answer (timeout, error) says nothing about a single invariant: the remaining ones are
+    then checked one by one.
+    """
+    verdicts: dict[str, InvariantOutcome] = {}
+    remaining = list(names)
+    while len(remaining) > 1:
+        label = f"safety together: {', '.join(remaining)}"
+        run = _run(check, contract, check.cfg(safety=remaining), budget, label)
+        if run is None:
+            break
+        if completed_without_error(run):
+            for name in remaining:
+                verdicts[name] = InvariantOutcome(
+                    name, "safety", "holds", "checked together with other safety invariants"
+                )
+            return verdicts
+        violated = _violated_name(check, run, remaining)
+        if violated is None or budget.fatal:
+            break
+        verdicts[violated] = verdict_from_run(violated, "safety", run, budget.per_invariant)
+        remaining.remove(violated)
+    return verdicts
+
+
+def _violated_name(check: CheckModules, run: ToolRun, names: list[str]) -> str | None:
+    if run.status != "error" or run.exit_code != EXIT_SAFETY_VIOLATED:
+        return None
+    message = msg.last(run.messages, msg.INVARIANT_VIOLATED)
+    match = re.search(
+        rf"\b{check.prefix}_([A-Za-z0-9_]+) is violated", message.text if message else ""
+    )
+    return match.group(1) if match and match.group(1) in names else None
+
+
+def _check_one(check, contract, name: str, kind: str, budget: _Budget) -> InvariantOutcome:
+    if budget.fatal:
+        return InvariantOutcome(name, kind, "error", budget.fatal)
+    cfg = check.cfg(safety=[name]) if kind == "safety" else check.cfg(liveness=[name])
+    run = _run(check, contract, cfg, budget, name)
+    if run is None:
+        return InvariantOutcome(
+            name, kind, "timeout", "the phase's time budget ran out before this invariant"
+        )
+    outcome = verdict_from_run(name, kind, run, budget.per_invariant)
+    if kind == "liveness" and not check.has_fairness_spec:
+        note = (
+            "the spec defines no Spec, so this was checked under Init /\\ [][Next] without fairness"
+        )
+        outcome.reason = f"{outcome.reason}; {note}" if outcome.reason else note
+    return outcome
+
+
+def _run(check, contract, cfg: str, budget: _Budget, label: str) -> ToolRun | None:
+    limits = budget.limits()
+    if limits is None:
+        return None
+    run = run_tlc(check.modules, check.root, cfg, tlc_flags(contract), limits)
+    budget.runs.append(
+        {
+            "checked": label,
+            "status": run.status,
+            "exit_code": run.exit_code,
+            "seconds": round(run.wall_seconds, 3),
+        }
+    )
+    if msg.first(run.messages, msg.PARSE_FAILED) is not None:
+        budget.fatal = "TLC could not check it: " + _error_text(run)
+    return run
+
+
+def _phase_status(outcomes: list[InvariantOutcome]) -> str:
+    verdicts = {o.verdict for o in outcomes}
+    if verdicts & {"holds", "violated"}:
+        return "ran"
+    if "timeout" in verdicts:
+        return "timeout"
+    return "error"

@@ -1,0 +1,295 @@
+"""P2 runtime: which actions of Next fire without an evaluation error, under pinned constants.
+
+Design (deterministic, unlike SysMoBench's random simulations): this TLC has no `-num`, so a
+`-simulate` run only ends on an error or a kill and then prints no coverage. Instead TLC runs a
+breadth-first check with one worker under a generated state constraint
+`TLCGet("level") < depth /\\ TLCGet("distinct") < max_states`. BFS order with one worker is
+fixed, so the explored region, the per-action counts and the verdict are the same on every run,
+and the check always ends ("0 states left on queue") unless evaluation itself is too slow, in
+which case the wall budget ends it with status `timeout` (never a pass). The contract's seeds
+are therefore not needed; the bounds are recorded in the details.
+
+Actions of Next are TLC's own decomposition, read from its coverage report (message 2772): one
+entry per disjunct, named after the innermost operator (`\\E t : Acquire(t)` -> Acquire), inline
+disjuncts as `Next` with their position. An action fired if it generated a state. When
+evaluation fails (exit 75) the error positions are mapped to the action whose definition
+contains them (or to the actions that use the failing helper); that action is counted as an
+error, replaced by FALSE at its original lines, and TLC runs again until a run is clean.
+P2 = actions that fired without error / all actions.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+from evaluation.phases._common import budget, field, limits_for
+from evaluation.results import ActionOutcome, PhaseOutcome
+from evaluation.tla import messages as msg
+from evaluation.tla import sandbox
+from evaluation.tla.splitter import Listing, list_module
+
+WRAPPER = "_Runtime"
+_LOC = re.compile(r"line (\d+), col (\d+) to line (\d+), col (\d+) of module (\w+)")
+_ACTION = re.compile(
+    r"^<(\S+) line (\d+), col (\d+) to line (\d+), col (\d+) of module (\w+)"
+    r"(?: \((\d+) (\d+) (\d+) (\d+)\))?>: (\d+):(\d+)"
+)
+_DISTINCT = re.compile(r"(\d+) distinct states found")
+_CFG_KEYWORDS = re.compile(
+    r"^\s*(CONSTANTS?|INIT|NEXT|SPECIFICATION|INVARIANTS?|PROPERTY|PROPERTIES|CONSTRAINTS?"
+    r"|ACTION_CONSTRAINTS?|SYMMETRY|VIEW|CHECK_DEADLOCK|POSTCONDITION|ALIAS)\b",
+    re.MULTILINE,
+)
+
+
+def runtime_passed(outcome: PhaseOutcome) -> bool:
+    """Gate for later phases (DESIGN.md §3.2): something fired without an error."""
+    return outcome.status == "ran" and (outcome.score or 0) > 0
+
+
+def check_runtime(spec_text: str, contract=None, cfg_text: str | None = None) -> PhaseOutcome:
+    started = time.monotonic()
+    listing = list_module(spec_text)
+    module = field(contract, "module", None) or listing.module or "Spec"
+    settings = _settings(contract, cfg_text)
+    details: dict = {"module": module, "rule": "BFS, 1 worker, level/state-bounded", **settings}
+    refused = sandbox.precheck_spec(spec_text, field(contract, "extends_allowed", None), module)
+    if refused or listing.module != module:
+        details["error"] = "; ".join(refused) or f"module name mismatch ({listing.module})"
+        return _outcome("error", 0.0, details, [], started)
+    limits = limits_for(contract, "runtime", 60)
+    deadline = started + limits.wall_seconds
+    text, universe, failed, runs = spec_text, None, {}, 0
+    while True:
+        limits.wall_seconds = max(1.0, deadline - time.monotonic())
+        run = sandbox.run_tlc(
+            {module: text, WRAPPER: _wrapper(module, settings)},
+            WRAPPER,
+            _cfg(settings),
+            ["-coverage", "1"] + (["-deadlock"] if settings["deadlock"] == "allowed" else []),
+            limits,
+        )
+        runs += 1
+        details.update(tlc_version=run.version, runs=runs, flags=run.flags)
+        coverage = _coverage(run.messages, module)
+        universe = universe if universe is not None else coverage
+        if run.status in ("timeout", "crashed"):
+            details["error"] = run.note
+            status = "timeout" if run.status == "timeout" else "error"
+            return _outcome(status, 0.0, details, _actions(universe or [], {}, failed), started)
+        if run.exit_code == 75 and coverage:
+            blamed = _blame(run.messages, coverage, listing, module, failed)
+            if blamed:
+                error = _error_detail(run.messages)
+                for key in blamed:
+                    failed[key] = error
+                text = _disable(text, [a for a in coverage if a["key"] in blamed])
+                continue
+        break
+    return _finish(run, universe or [], coverage, failed, details, started)
+
+
+def _finish(run, universe, coverage, failed, details, started) -> PhaseOutcome:
+    final = msg.last(run.messages, msg.FINAL_STATS)
+    distinct = _DISTINCT.search(final.text) if final else None
+    details["distinct_states"] = int(distinct.group(1)) if distinct else None
+    details["exit_code"] = run.exit_code
+    details["completed"] = run.status == "ok"
+    if run.exit_code == 11:
+        details["deadlock"] = _error_detail(run.messages)
+    elif run.status != "ok":
+        details["error"] = _error_detail(run.messages) or {"message": run.note}
+    if not universe:
+        details.setdefault("error", {"message": run.note or "TLC reported no actions"})
+        return _outcome(
+            "ran" if run.exit_code in (0, 11, 75) else "error", 0.0, details, [], started
+        )
+    counts = {a["key"]: a for a in coverage}
+    actions = _actions(universe, counts, failed)
+    score = sum(a.passed for a in actions) / len(actions)
+    return _outcome("ran", round(score, 6), details, actions, started)
+
+
+def _outcome(status, score, details, actions, started) -> PhaseOutcome:
+    return PhaseOutcome(
+        "runtime",
+        status,
+        score,
+        details,
+        actions=actions,
+        duration_seconds=time.monotonic() - started,
+    )
+
+
+# ----------------------------------------------------------------------------- configuration
+
+
+def _settings(contract, cfg_text: str | None) -> dict:
+    constants = field(contract, "constants", None)
+    sections = _cfg_sections(cfg_text or "")
+    return {
+        "depth": int(budget(contract, "runtime", "depth", 25)),
+        "max_states": int(budget(contract, "runtime", "max_states", 20000)),
+        "deadlock": str(field(contract, "deadlock", None) or "allowed"),
+        "constants": dict(constants) if constants else {},
+        "cfg_constants": "" if constants else sections.get("CONSTANT", ""),
+        "init": (sections.get("INIT") or "Init").split()[0],
+        "next": (sections.get("NEXT") or "Next").split()[0],
+    }
+
+
+def _cfg_sections(cfg_text: str) -> dict[str, str]:
+    text = re.sub(r"\\\*[^\n]*|\(\*.*?\*\)", " ", cfg_text, flags=re.DOTALL)
+    marks = list(_CFG_KEYWORDS.finditer(text))
+    sections: dict[str, str] = {}
+    for i, mark in enumerate(marks):
+        end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
+        key = mark.group(1).rstrip("S") if mark.group(1).startswith("CONSTANT") else mark.group(1)
+        sections[key] = (sections.get(key, "") + " " + text[mark.end() : end]).strip()
+    return sections
+
+
+def _wrapper(module: str, settings: dict) -> str:
+    lines = [f"---- MODULE {WRAPPER} ----", f"EXTENDS {module}, TLC"]
+    for name, value in settings["constants"].items():
+        sandbox.validate_module_name(name)
+        lines.append(f"_c_{name} == {value}")
+    lines.append(
+        f'_Bound == TLCGet("level") < {settings["depth"]} '
+        f'/\\ TLCGet("distinct") < {settings["max_states"]}'
+    )
+    return "\n".join(lines + ["===="]) + "\n"
+
+
+def _cfg(settings: dict) -> str:
+    lines = [f"CONSTANT {n} <- _c_{n}" for n in settings["constants"]]
+    if settings["cfg_constants"]:
+        lines.append("CONSTANTS " + settings["cfg_constants"])
+    lines += [f"INIT {settings['init']}", f"NEXT {settings['next']}", "CONSTRAINT _Bound"]
+    return "\n".join(lines) + "\n"
+
+
+# ----------------------------------------------------------------------------- coverage
+
+
+def _coverage(messages: list[msg.Message], module: str) -> list[dict] | None:
+    starts = [i for i, m in enumerate(messages) if m.code == msg.COVERAGE_START]
+    if not starts:
+        return None
+    actions = []
+    for message in messages[starts[-1] + 1 :]:
+        if message.code == msg.COVERAGE_END:
+            break
+        match = _ACTION.match(message.text) if message.code == msg.COVERAGE_ACTION else None
+        if not match or match.group(6) != module and not match.group(6).startswith(module):
+            continue
+        name, line, col, end_line, end_col = match.group(1, 2, 3, 4, 5)
+        inline = match.group(7)
+        span = tuple(int(x) for x in match.group(7, 8, 9, 10)) if inline else None
+        actions.append(
+            {
+                "key": f"{name}@{span[0] if span else line}",
+                "name": name,
+                "line": int(line),
+                "inline": span,
+                "distinct": int(match.group(11)),
+                "generated": int(match.group(12)),
+            }
+        )
+    return actions
+
+
+def _actions(universe, counts, failed) -> list[ActionOutcome]:
+    names = [a["name"] for a in universe]
+    outcomes = []
+    for action in universe:
+        key = action["key"]
+        seen = counts.get(key, {})
+        generated = seen.get("generated", 0)
+        label = action["name"] if names.count(action["name"]) == 1 else key
+        detail = {
+            "line": action["inline"][0] if action["inline"] else action["line"],
+            "generated": generated,
+            "distinct": seen.get("distinct", 0),
+            "fired": generated > 0 or key in failed,
+            "error": failed.get(key),
+        }
+        outcomes.append(ActionOutcome(label, int(generated > 0 and key not in failed), 1, detail))
+    return outcomes
+
+
+# ----------------------------------------------------------------------------- errors
+
+
+def _error_detail(messages: list[msg.Message]) -> dict:
+    errors = [m for m in messages if m.severity == 1 and m.code not in (msg.BEHAVIOR,)]
+    trace = [m.text for m in messages if m.code == msg.STATE]
+    return {
+        "codes": [m.code for m in errors],
+        "message": "\n".join(m.text for m in errors)[:3000],
+        "trace": trace[:50],
+    }
+
+
+def _span(action: dict, listing: Listing) -> tuple[int, int] | None:
+    if action["inline"]:
+        return action["inline"][0], action["inline"][2]
+    for definition in listing.definitions:
+        if definition.start_line == action["line"] and definition.name == action["name"]:
+            return definition.start_line, definition.end_line
+    return None
+
+
+def _blame(messages, coverage, listing: Listing, module: str, failed) -> set[str]:
+    """Actions whose definition contains an error position, else those using the failing
+    helper definition (transitively)."""
+    text = "\n".join(m.text for m in messages if m.severity == 1 or m.code == msg.NESTED_POSITION)
+    lines = [int(m.group(1)) for m in _LOC.finditer(text) if m.group(5) == module]
+    live = [a for a in coverage if a["key"] not in failed]
+    blamed = set()
+    for action in live:
+        span = _span(action, listing)
+        if span and any(span[0] <= line <= span[1] for line in lines):
+            blamed.add(action["key"])
+    if blamed:
+        return blamed
+    helpers = {
+        d.name
+        for d in listing.definitions
+        if any(d.start_line <= line <= d.end_line for line in lines)
+    }
+    users = _users(listing, helpers)
+    return {a["key"] for a in live if not a["inline"] and a["name"] in users}
+
+
+def _users(listing: Listing, helpers: set[str]) -> set[str]:
+    users = set(helpers)
+    changed = True
+    while changed:
+        changed = False
+        for definition in listing.definitions:
+            if definition.name not in users and definition.refs & users:
+                users.add(definition.name)
+                changed = True
+    return users
+
+
+def _disable(text: str, actions: list[dict]) -> str:
+    """Replace each action by FALSE, keeping every other line where it was."""
+    lines = text.split("\n")
+    listing = list_module(text)
+    for action in actions:
+        if action["inline"]:
+            l1, c1, l2, c2 = action["inline"]
+            first, last = lines[l1 - 1], lines[l2 - 1]
+            filler = ["" for _ in range(l2 - l1)]
+            lines[l1 - 1 : l2] = [first[: c1 - 1] + "(FALSE)" + last[c2:]] + filler
+            continue
+        span = _span(action, listing)
+        if span is None:
+            continue
+        start, end = span
+        head = lines[start - 1].split("==", 1)[0]
+        lines[start - 1 : end] = [head + "== FALSE"] + [""] * (end - start)
+    return "\n".join(lines)

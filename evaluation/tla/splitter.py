@@ -1,0 +1,296 @@
+"""List a module's top-level units with tree-sitter-tlaplus (in-process, ~5 ms per spec).
+
+Used to split a spec into definitions for the per-definition syntax check, to find Next's
+definition and to pre-check EXTENDS/INSTANCE and forbidden operators. It sees syntax only;
+SANY decides semantics. Lines are 1-based and inclusive.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+DEFINITION_TYPES = ("operator_definition", "function_definition", "module_definition")
+
+
+@dataclass
+class Definition:
+    name: str
+    kind: str  # operator | function | module (Foo == INSTANCE M)
+    params: list[str]
+    start_line: int
+    end_line: int
+    head: str  # text up to `==`, on one line, for stubs
+    text: str
+    local: bool = False
+    has_error: bool = False
+    refs: set[str] = field(default_factory=set)
+
+
+@dataclass
+class Listing:
+    module: str | None
+    extends: list[str]
+    instances: list[str]
+    constants: list[str]
+    variables: list[str]
+    recursive: list[str]  # the RECURSIVE declaration texts
+    recursive_names: list[str]
+    definitions: list[Definition]
+    errors: list[tuple[int, int, str]]  # (line, column, what)
+    declaration_texts: list[str]  # EXTENDS / CONSTANTS / VARIABLES / INSTANCE unit texts
+    identifiers: set[str]
+
+
+@lru_cache(maxsize=1)
+def _parser():
+    import tree_sitter_tlaplus
+    from tree_sitter import Language, Parser
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return Parser(Language(tree_sitter_tlaplus.language()))
+
+
+def _text(node, source: bytes) -> str:
+    return source[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+
+def _end_line(node) -> int:
+    # A node that ends at column 0 ends on the previous line.
+    end = node.end_point
+    return end.row if end.column == 0 and end.row > node.start_point.row else end.row + 1
+
+
+def _walk(node):
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(current.children))
+
+
+def _errors(root) -> list[tuple[int, int, str]]:
+    found = []
+    for node in _walk(root):
+        if node.type == "ERROR":
+            found.append((node.start_point.row + 1, node.start_point.column + 1, "syntax error"))
+        elif node.is_missing:
+            found.append(
+                (node.start_point.row + 1, node.start_point.column + 1, f"missing {node.type}")
+            )
+    return found
+
+
+def _definition(node, source: bytes, local: bool) -> Definition | None:
+    name_node = node.child_by_field_name("name")
+    if name_node is None:
+        named = [c for c in node.children if c.type == "identifier"]
+        name_node = named[0] if named else None
+    if name_node is None:
+        return None
+    kind = node.type.split("_")[0]
+    def_eq = next((c for c in node.children if c.type == "def_eq"), None)
+    params: list[str] = []
+    head_end = def_eq.start_byte if def_eq is not None else node.end_byte
+    for child in node.children:
+        if def_eq is not None and child.start_byte >= def_eq.start_byte:
+            break
+        if child.is_named and child.id != name_node.id and child.type != "infix_op_symbol":
+            params.append(_text(child, source))
+    infix = next(
+        (
+            c
+            for c in node.children
+            if c.type in ("infix_op_symbol", "prefix_op_symbol", "postfix_op_symbol")
+        ),
+        None,
+    )
+    name = _text(infix, source) if infix is not None else _text(name_node, source)
+    head = " ".join(source[node.start_byte : head_end].decode("utf-8", "replace").split())
+    refs = {_text(n, source) for n in _walk(node) if n.type == "identifier_ref"}
+    return Definition(
+        name=name,
+        kind=kind,
+        params=params,
+        start_line=node.start_point.row + 1,
+        end_line=_end_line(node),
+        head=head,
+        text=_text(node, source),
+        local=local,
+        has_error=node.has_error,
+        refs=refs,
+    )
+
+
+def _names(node, source: bytes) -> list[str]:
+    out = []
+    for child in node.children:
+        if child.type in ("identifier", "identifier_ref"):
+            out.append(_text(child, source))
+        elif child.type == "operator_declaration":
+            ident = next((c for c in child.children if c.type == "identifier"), None)
+            if ident is not None:
+                out.append(_text(ident, source))
+    return out
+
+
+def list_module(text: str) -> Listing:
+    source = text.encode("utf-8")
+    root = _parser().parse(source).root_node
+    module = next((c for c in root.children if c.type == "module"), root)
+    listing = Listing(None, [], [], [], [], [], [], [], _errors(root), [], set())
+    header = next((c for c in module.children if c.type == "identifier"), None)
+    listing.module = _text(header, source) if header is not None else None
+    listing.identifiers = {
+        _text(n, source) for n in _walk(root) if n.type in ("identifier_ref", "identifier")
+    }
+    _collect_units(module.children, source, listing)
+    listing.definitions = [p for d in listing.definitions for p in _split_broken(d)]
+    listing.definitions.sort(key=lambda d: d.start_line)
+    return listing
+
+
+_DEF_LINE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\s*(\([^)]*\))?\s*==(?!=)")
+
+
+def _split_broken(definition: Definition) -> list[Definition]:
+    """tree-sitter's error recovery can swallow the definitions after a broken one; inside a
+    broken region only, a line starting at column 0 with `Name(...) ==` starts a new one."""
+    if not definition.has_error:
+        return [definition]
+    lines = definition.text.split("\n")
+    starts = [0] + [i for i, line in enumerate(lines) if i > 0 and _DEF_LINE.match(line)]
+    if len(starts) == 1:
+        return [definition]
+    pieces = []
+    for k, begin in enumerate(starts):
+        end = starts[k + 1] if k + 1 < len(starts) else len(lines)
+        text = "\n".join(lines[begin:end]).rstrip()
+        if k == 0:
+            head, name = definition.head, definition.name
+        else:
+            head = " ".join(text.split("==", 1)[0].split())
+            name = re.match(r"[A-Za-z_][A-Za-z0-9_]*", head).group(0)
+        probe = _parser().parse(f"---- MODULE P ----\n{text}\n====\n".encode()).root_node
+        first = definition.start_line + begin
+        pieces.append(
+            Definition(
+                name=name,
+                kind=definition.kind if k == 0 else "operator",
+                params=definition.params if k == 0 else [],
+                start_line=first,
+                end_line=first + text.count("\n"),
+                head=head,
+                text=text,
+                local=definition.local and k == 0,
+                has_error=probe.has_error,
+            )
+        )
+    return pieces
+
+
+UNIT_TYPES = DEFINITION_TYPES + (
+    "local_definition",
+    "extends",
+    "instance",
+    "constant_declaration",
+    "variable_declaration",
+    "recursive_declaration",
+    "assumption",
+    "theorem",
+    "double_line",
+    "single_line",
+)
+
+
+def _collect_units(children, source: bytes, listing: Listing) -> None:
+    """Collect units; an `identifier ... ==` run that tree-sitter could not parse (inside or
+    beside an ERROR node) still counts as a definition, marked as broken."""
+    children = list(children)
+    for index, node in enumerate(children):
+        if node.type == "ERROR":
+            _collect_units(node.children, source, listing)
+        elif node.type == "identifier" and _starts_broken_definition(children, index):
+            listing.definitions.append(_broken(children, index, source))
+        else:
+            _collect(node, source, listing, local=False)
+
+
+def _starts_broken_definition(children, index: int) -> bool:
+    if index > 0 and children[index - 1].type == "MODULE":
+        return False
+    for follower in children[index + 1 : index + 8]:
+        if follower.type == "def_eq":
+            return True
+        if follower.type in UNIT_TYPES or follower.type == "identifier":
+            return False
+    return False
+
+
+def _broken(children, index: int, source: bytes) -> Definition:
+    start = children[index]
+    end = start
+    for follower in children[index + 1 :]:
+        if follower.type in UNIT_TYPES or (
+            follower.type == "identifier" and follower.start_point.column == 0
+        ):
+            break
+        end = follower
+    name = _text(start, source)
+    text = source[start.start_byte : end.end_byte].decode("utf-8", "replace")
+    return Definition(
+        name=name,
+        kind="operator",
+        params=[],
+        start_line=start.start_point.row + 1,
+        end_line=_end_line(end),
+        head=name,
+        text=text,
+        has_error=True,
+    )
+
+
+def _collect(node, source: bytes, listing: Listing, local: bool) -> None:
+    kind = node.type
+    if kind == "local_definition":
+        for child in node.children:
+            if child.is_named:
+                _collect(child, source, listing, local=True)
+    elif kind in DEFINITION_TYPES:
+        definition = _definition(node, source, local)
+        if definition is not None:
+            listing.definitions.append(definition)
+            if kind == "module_definition":
+                listing.instances.extend(_instance_targets(node, source))
+    elif kind == "extends":
+        listing.extends.extend(_names(node, source))
+        listing.declaration_texts.append(_text(node, source))
+    elif kind == "instance":
+        listing.instances.extend(_instance_targets(node, source))
+        listing.declaration_texts.append(_text(node, source))
+    elif kind == "constant_declaration":
+        listing.constants.extend(_names(node, source))
+        listing.declaration_texts.append(_text(node, source))
+    elif kind == "variable_declaration":
+        listing.variables.extend(_names(node, source))
+        listing.declaration_texts.append(_text(node, source))
+    elif kind == "recursive_declaration":
+        listing.recursive.append(_text(node, source))
+        listing.recursive_names.extend(_names(node, source))
+
+
+def _instance_targets(node, source: bytes) -> list[str]:
+    return [
+        _text(c, source)
+        for n in _walk(node)
+        if n.type == "instance"
+        for c in n.children
+        if c.type == "identifier_ref"
+    ][:1] or []
+
+
+def module_header(text: str) -> str | None:
+    return list_module(text).module

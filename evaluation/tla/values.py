@@ -1,0 +1,65 @@
+"""The one encoder from JSON values (windows, contracts) to TLA+ expression text.
+
+- dict   -> function with string keys: ("k1" :> v1 @@ "k2" :> v2), keys sorted so equal dicts
+            give equal text; the empty dict is <<>>, which TLC treats as the function with
+            an empty domain (tested: <<>> = [x \\in {} |-> 0]).
+- list   -> sequence <<v1, v2>>
+- str    -> string literal with \\ " and control characters escaped
+- bool   -> TRUE / FALSE;  int -> decimal (TLC integers are 32-bit, so larger ones are refused;
+            a negative one needs the module to EXTEND Integers)
+- None and float have no TLA+ counterpart in our contracts and are refused.
+"""
+
+from __future__ import annotations
+
+TLC_INT_MIN = -(2**31)
+TLC_INT_MAX = 2**31 - 1
+_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r", "\f": "\\f"}
+
+
+class ValueEncodingError(ValueError):
+    """A JSON value that has no TLA+ encoding in our value conventions."""
+
+
+def _string(text: str) -> str:
+    out = []
+    for char in text:
+        if char in _ESCAPES:
+            out.append(_ESCAPES[char])
+        elif ord(char) < 32 or ord(char) == 127:
+            raise ValueEncodingError(f"control character {char!r} in string {text!r}")
+        else:
+            out.append(char)
+    return '"' + "".join(out) + '"'
+
+
+def to_tla(value: object, path: str = "$") -> str:
+    """TLA+ text for a JSON value; `path` names the offending part in errors."""
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, int):
+        if not TLC_INT_MIN <= value <= TLC_INT_MAX:
+            raise ValueEncodingError(f"{path}: integer {value} is outside TLC's 32-bit range")
+        return str(value)
+    if isinstance(value, str):
+        return _string(value)
+    if isinstance(value, list | tuple):
+        items = ", ".join(to_tla(v, f"{path}[{i}]") for i, v in enumerate(value))
+        return f"<<{items}>>"
+    if isinstance(value, dict):
+        return _function(value, path)
+    if value is None:
+        raise ValueEncodingError(f"{path}: null has no TLA+ value; map it to a sentinel string")
+    if isinstance(value, float):
+        raise ValueEncodingError(f"{path}: float {value!r} has no TLA+ value; use an integer")
+    raise ValueEncodingError(f"{path}: unsupported type {type(value).__name__}")
+
+
+def _function(value: dict, path: str) -> str:
+    if not value:
+        return "<<>>"
+    for key in value:
+        if not isinstance(key, str):
+            raise ValueEncodingError(f"{path}: object key {key!r} is not a string")
+    pairs = [f"{_string(k)} :> {to_tla(value[k], f'{path}.{k}')}" for k in sorted(value)]
+    return "(" + " @@ ".join(pairs) + ")"

@@ -1,0 +1,2 @@
+class WindowFormatError(ValueError):
+    """Trace input that cannot be cut; the message reads `<file>:<line>: <what>`."""

@@ -1,0 +1,362 @@
+"""etcd-raft traces -> canonical windows.
+
+Three layouts exist for the same system (BENCHMARK.md §7, §11.3) and one cutter reads all of them,
+choosing per file from the shape of its first line:
+
+- the upstream zap log (`{"tag": "trace", "event": {name, nid, state, role, log, msg?}}`): state is
+  rebuilt per node from consecutive events;
+- the fork's node-first windows (`{node, event, pre_state{node: {var}}, post_state, input}`);
+- the fork's per-spec windows (`{id, node, pre{var: [per node]}, post, input?}`, file
+  `windows_<Action>.ndjson`), whose value space we map back (roles, "None", 1-based node ids).
+
+Node ids become strings and an unset vote becomes "None" (the contract's sentinel).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+from evaluation.windows.errors import WindowFormatError
+
+VERSION = "1"
+
+NO_VOTE = "None"
+ROLE_NAMES = {
+    "Follower": "StateFollower",
+    "Candidate": "StateCandidate",
+    "PreCandidate": "StatePreCandidate",
+    "Leader": "StateLeader",
+}
+ACTION_NAMES = {
+    "HandleAppendEntriesRequest": "HandleAppendEntries",
+    "ClientRequest": "ClientProposal",
+}
+# The receiving node's state in upstream Receive* events is its state before the step; the state
+# after the step shows in its next event other than a term-update BecomeFollower.
+RECEIVE_ACTIONS = {
+    ("ReceiveAppendEntriesRequest", "MsgApp"): "HandleAppendEntries",
+    ("ReceiveAppendEntriesRequest", "MsgHeartbeat"): "HandleHeartbeat",
+    ("ReceiveRequestVoteRequest", "MsgVote"): "HandleVoteRequest",
+}
+# Replicate is traced before the entry is appended: its effect shows in the node's next event.
+DEFERRED_ACTIONS = {"Replicate": "ClientProposal"}
+# BecomeCandidate is traced after the term bump, so its own state is the post-state.
+IMMEDIATE_ACTIONS = {"BecomeCandidate": "ElectionTimeout"}
+
+
+def cut(contract, files: list[Path]) -> list[dict]:
+    windows: list[dict] = []
+    for path in files:
+        windows.extend(cut_file(Path(path)))
+    return windows
+
+
+def cut_file(path: Path) -> list[dict]:
+    """Errors name the full path; window ids use `<folder>/<file>:<line>`, stable across hosts."""
+    label = str(path)
+    rows = list(_read_ndjson(path, label))
+    if not rows:
+        return []
+    first = rows[0][1]
+    if isinstance(first.get("event"), dict):
+        return _cut_upstream(rows, label)
+    if "pre_state" in first:
+        return [_from_node_first(obj, label, line) for line, obj in rows]
+    if "pre" in first:
+        action = _per_spec_action(path, f"{label}:{rows[0][0]}")
+        return [_from_per_spec(obj, action, label, line) for line, obj in rows]
+    raise WindowFormatError(f"{label}:{rows[0][0]}: unknown etcd trace layout")
+
+
+def _read_ndjson(path: Path, label: str) -> Iterator[tuple[int, dict]]:
+    with open(path, encoding="utf-8") as handle:
+        for number, text in enumerate(handle, start=1):
+            if not text.strip():
+                continue
+            try:
+                obj = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise WindowFormatError(f"{label}:{number}: not JSON ({exc.msg})") from None
+            if not isinstance(obj, dict):
+                raise WindowFormatError(f"{label}:{number}: expected a JSON object")
+            yield number, obj
+
+
+def _node(value, where: str) -> str:
+    if isinstance(value, bool) or not isinstance(value, int | str) or value in ("", None):
+        raise WindowFormatError(f"{where}: bad node id {value!r}")
+    return str(value)
+
+
+def _vote(value, where: str) -> str:
+    if value in (0, "0", "None", None):
+        return NO_VOTE
+    return _node(value, where)
+
+
+def _int(value, where: str, field: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise WindowFormatError(f"{where}: {field} is not an integer")
+    return value
+
+
+def _window(label, line, trace_id, action, event, actor, pre, post, msg=None) -> dict:
+    path = Path(label)
+    window = {
+        "_where": f"{label}:{line}",
+        "window_id": f"{path.parent.name}/{path.name}:{line}",
+        "trace_id": trace_id,
+        "action": action,
+        "event": event,
+        "actor": actor,
+        "pre_state": pre,
+        "post_state": post,
+    }
+    if msg is not None:
+        window["input"] = msg
+    return window
+
+
+# --- node-first windows ----------------------------------------------------------------------
+
+
+def _node_first_state(nodes, where: str) -> dict:
+    if not isinstance(nodes, dict) or not nodes:
+        raise WindowFormatError(f"{where}: state must map node ids to records")
+    out: dict[str, dict] = {}
+    try:
+        for node, rec in nodes.items():
+            key = _node(node, where)
+            for var, value in rec.items():
+                if var == "votedFor":
+                    value = _vote(value, where)
+                elif var == "state":
+                    value = ROLE_NAMES.get(value, value)
+                else:
+                    value = _int(value, where, var)
+                out.setdefault(var, {})[key] = value
+    except AttributeError:
+        raise WindowFormatError(f"{where}: node record is not an object") from None
+    return out
+
+
+def _from_node_first(obj: dict, label: str, line: int) -> dict:
+    where = f"{label}:{line}"
+    for key in ("trace_id", "event", "node", "pre_state", "post_state"):
+        if key not in obj:
+            raise WindowFormatError(f"{where}: missing {key}")
+    msg = _message(obj["input"], where) if "input" in obj else None
+    action = _message_action(obj["event"], msg, where)
+    return _window(
+        label,
+        line,
+        str(obj["trace_id"]),
+        action,
+        obj["event"],
+        _node(obj["node"], where),
+        _node_first_state(obj["pre_state"], where),
+        _node_first_state(obj["post_state"], where),
+        msg,
+    )
+
+
+def _message_action(event: str, msg: dict | None, where: str) -> str:
+    if msg is not None and msg["type"] == "MsgHeartbeat":
+        return "HandleHeartbeat"
+    if msg is not None and msg["type"] == "MsgVote":
+        return "HandleVoteRequest"
+    if msg is not None and msg["type"] == "MsgApp":
+        return "HandleAppendEntries"
+    action = ACTION_NAMES.get(event, event)
+    if action not in {"ElectionTimeout", "ClientProposal"}:
+        raise WindowFormatError(f"{where}: event {event!r} maps to no target action")
+    return action
+
+
+def _message(raw, where: str) -> dict:
+    if not isinstance(raw, dict) or "type" not in raw:
+        raise WindowFormatError(f"{where}: input must be a message record with a type")
+    msg: dict = {}
+    for key, value in raw.items():
+        if key in ("from", "to"):
+            msg[key] = _node(value, where)
+        elif key == "type":
+            msg[key] = str(value)
+        elif key == "entries":
+            if not isinstance(value, list):
+                raise WindowFormatError(f"{where}: entries must be a list")
+            msg[key] = [{"term": _int(e.get("term"), where, "entry term")} for e in value]
+        elif value is None:
+            raise WindowFormatError(f"{where}: input.{key} is null")
+        else:
+            msg[key] = _int(value, where, f"input.{key}")
+    return msg
+
+
+# --- per-spec windows (ai_spec_*) -------------------------------------------------------------
+
+
+def _per_spec_action(path: Path, where: str) -> str:
+    stem = path.stem
+    if not stem.startswith("windows_"):
+        raise WindowFormatError(f"{where}: per-spec file name must be windows_<Action>.ndjson")
+    return ACTION_NAMES.get(stem[len("windows_") :], stem[len("windows_") :])
+
+
+def _per_spec_state(arrays, where: str) -> dict:
+    if not isinstance(arrays, dict):
+        raise WindowFormatError(f"{where}: state must map variables to per-node arrays")
+    nodes = {}
+    for var, values in arrays.items():
+        if not isinstance(values, list):
+            raise WindowFormatError(f"{where}: {var} is not a per-node array")
+        for index, value in enumerate(values, start=1):
+            nodes.setdefault(str(index), {})[var] = value
+    return _node_first_state(nodes, where)
+
+
+def _from_per_spec(obj: dict, action: str, label: str, line: int) -> dict:
+    where = f"{label}:{line}"
+    for key in ("trace_id", "node", "pre", "post"):
+        if key not in obj:
+            raise WindowFormatError(f"{where}: missing {key}")
+    pre = _per_spec_state(obj["pre"], where)
+    msg = None
+    if "input" in obj:
+        msg = _message(obj["input"], where)
+        _restore_vote_log_term(msg, pre)
+    if msg is not None:
+        action = _message_action(action, msg, where)
+    return _window(
+        label,
+        line,
+        str(obj["trace_id"]),
+        action,
+        action,
+        _node(obj["node"], where),
+        pre,
+        _per_spec_state(obj["post"], where),
+        msg,
+    )
+
+
+def _restore_vote_log_term(msg: dict, pre: dict) -> None:
+    """The fork's window generator wrote MsgVote.logTerm as a constant 0 (BENCHMARK.md §6.3.3).
+
+    etcd fills that field with the candidate's last log term, which the window's pre-state holds
+    whenever the candidate's log length equals the message's logIndex, so we restore it there.
+    """
+    if msg.get("type") != "MsgVote" or "logLastTerm" not in pre:
+        return
+    sender = msg.get("from")
+    if pre.get("logLen", {}).get(sender) == msg.get("logIndex"):
+        msg["logTerm"] = pre["logLastTerm"][sender]
+
+
+# --- upstream zap log -------------------------------------------------------------------------
+
+
+def _event_state(event: dict, where: str) -> dict:
+    try:
+        state = event["state"]
+        return {
+            "currentTerm": _int(state["term"], where, "state.term"),
+            "state": ROLE_NAMES.get(event["role"], event["role"]),
+            "votedFor": _vote(state["vote"], where),
+            "commitIndex": _int(state["commit"], where, "state.commit"),
+            "logLen": _int(event["log"], where, "log"),
+        }
+    except (KeyError, TypeError):
+        raise WindowFormatError(f"{where}: event lacks state/role/log") from None
+
+
+def _upstream_message(raw, where: str) -> dict:
+    if not isinstance(raw, dict):
+        raise WindowFormatError(f"{where}: msg is not an object")
+    try:
+        kind = raw["type"]
+        msg = {
+            "type": kind,
+            "from": _node(raw["from"], where),
+            "to": _node(raw["to"], where),
+            "term": _int(raw["term"], where, "msg.term"),
+        }
+        if kind == "MsgVote":
+            msg["logIndex"] = _int(raw["index"], where, "msg.index")
+            msg["logTerm"] = _int(raw["logTerm"], where, "msg.logTerm")
+        elif kind == "MsgApp":
+            msg["prevLogIndex"] = _int(raw["index"], where, "msg.index")
+            msg["prevLogTerm"] = _int(raw["logTerm"], where, "msg.logTerm")
+            # The trace gives only the entry count; the entries a leader sends carry its term.
+            count = _int(raw["entries"], where, "msg.entries")
+            msg["entries"] = [{"term": msg["term"]}] * count
+            msg["commitIndex"] = _int(raw["commit"], where, "msg.commit")
+        elif kind == "MsgHeartbeat":
+            msg["commitIndex"] = _int(raw["commit"], where, "msg.commit")
+    except KeyError as exc:
+        raise WindowFormatError(f"{where}: msg lacks {exc.args[0]}") from None
+    return msg
+
+
+def _flatten(nodes: dict[str, dict]) -> dict:
+    out: dict[str, dict] = {}
+    for node, rec in nodes.items():
+        for var, value in rec.items():
+            out.setdefault(var, {})[node] = value
+    return out
+
+
+def _with_node(flat: dict, node: str, rec: dict) -> dict:
+    """Only the actor moves in a window, whatever other nodes did while it was processing."""
+    out = {var: dict(values) for var, values in flat.items()}
+    for var, value in rec.items():
+        out[var][node] = value
+    return out
+
+
+def _cut_upstream(rows: list[tuple[int, dict]], label: str) -> list[dict]:
+    trace_id = Path(label).stem
+    nodes: dict[str, dict] = {}
+    pending: dict[str, dict] = {}  # node -> window waiting for its post-state
+    windows: list[dict] = []
+    for line, obj in rows:
+        where = f"{label}:{line}"
+        event = obj.get("event")
+        if obj.get("tag") != "trace" or not isinstance(event, dict) or "name" not in event:
+            raise WindowFormatError(f"{where}: expected a zap trace line with an event object")
+        node = _node(event.get("nid"), where)
+        name = event["name"]
+        state = _event_state(event, where)
+        waiting = pending.get(node)
+        if waiting is not None and name != "BecomeFollower":
+            waiting["post_state"] = _with_node(waiting["pre_state"], node, state)
+            windows.append(waiting)
+            del pending[node]
+        before = _flatten(nodes) if node in nodes else None
+        nodes[node] = state
+        msg = _upstream_message(event["msg"], where) if "msg" in event else None
+        key = (name, msg["type"] if msg else None)
+        if key in RECEIVE_ACTIONS:
+            pending[node] = _window(
+                label, line, trace_id, RECEIVE_ACTIONS[key], name, node, _flatten(nodes), {}, msg
+            )
+        elif name in DEFERRED_ACTIONS and before is not None:
+            pending[node] = _window(
+                label, line, trace_id, DEFERRED_ACTIONS[name], name, node, _flatten(nodes), {}
+            )
+        elif name in IMMEDIATE_ACTIONS and before is not None:
+            windows.append(
+                _window(
+                    label,
+                    line,
+                    trace_id,
+                    IMMEDIATE_ACTIONS[name],
+                    name,
+                    node,
+                    before,
+                    _with_node(before, node, state),
+                )
+            )
+    return windows

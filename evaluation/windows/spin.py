@@ -1,0 +1,72 @@
+"""Spin: the SysMoBench canonical windows (`action_windows.jsonl`), already var-first.
+
+The file's `action` field is the trace event (AcquireSuccess, Release, TryAcquireBlocking); the
+dispatcher maps it to a target action through the contract.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+from evaluation.windows.errors import WindowFormatError
+
+VERSION = "1"
+
+PC_VALUES = {"idle", "acquiring", "locked"}
+LOCK_VALUES = {"unlocked", "locked"}
+
+
+def cut(contract, files: list[Path]) -> Iterator[dict]:
+    threads = _threads(contract)
+    for path in files:
+        with path.open(encoding="utf-8") as handle:
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                yield _window(line, f"{path}:{number}", threads)
+
+
+def _threads(contract) -> set[str] | None:
+    text = contract.constants.get("Threads", "")
+    names = [part.strip().strip('"') for part in text.strip("{} ").split(",") if part.strip()]
+    return set(names) or None
+
+
+def _window(line: str, where: str, threads: set[str] | None) -> dict:
+    try:
+        raw = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise WindowFormatError(f"{where}: not JSON ({exc.msg})") from None
+    if not isinstance(raw, dict):
+        raise WindowFormatError(f"{where}: expected a JSON object")
+    for key in ("window_id", "trace_id", "action", "actor", "pre_state", "post_state"):
+        if key not in raw:
+            raise WindowFormatError(f"{where}: missing {key}")
+    actor = str(raw["actor"])
+    if threads is not None and actor not in threads:
+        raise WindowFormatError(f"{where}: actor {actor!r} is not one of the pinned Threads")
+    return {
+        "_where": where,
+        "window_id": str(raw["window_id"]),
+        "trace_id": str(raw["trace_id"]),
+        "event": str(raw["action"]),
+        "actor": actor,
+        "pre_state": _state(raw["pre_state"], f"{where}: pre_state", threads),
+        "post_state": _state(raw["post_state"], f"{where}: post_state", threads),
+    }
+
+
+def _state(state, where: str, threads: set[str] | None) -> dict:
+    if not isinstance(state, dict) or set(state) != {"lockState", "pc"}:
+        raise WindowFormatError(f"{where}: expected exactly lockState and pc")
+    if state["lockState"] not in LOCK_VALUES:
+        raise WindowFormatError(f"{where}: lockState {state['lockState']!r} is not a known value")
+    pc = state["pc"]
+    if not isinstance(pc, dict) or (threads is not None and set(pc) != threads):
+        raise WindowFormatError(f"{where}: pc must map every thread")
+    bad = sorted(v for v in pc.values() if v not in PC_VALUES)
+    if bad:
+        raise WindowFormatError(f"{where}: pc values {bad} are not known phases")
+    return {"lockState": state["lockState"], "pc": dict(pc)}

@@ -1,0 +1,91 @@
+"""The JSON API (v1): submit a spec and follow its run with an `Authorization: Bearer` token.
+
+Only these token-authenticated views are csrf_exempt: a bearer token is not sent by a browser
+on its own, so a cross-site request cannot use it.
+"""
+
+import json
+from functools import wraps
+
+from django.http import JsonResponse
+from django.shortcuts import get_object_or_404
+from django.urls import reverse
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_GET, require_POST
+
+from leaderboard.forms import SubmitForm
+from leaderboard.models import Run
+from leaderboard.queueing import enqueue_run, queue_position
+from leaderboard.run_export import run_as_dict, run_summary
+from leaderboard.tokens import user_from_authorization
+from leaderboard.views.board import leaderboard_export
+
+API_FIELDS = (
+    "task",
+    "model",
+    "new_model_name",
+    "new_model_organisation",
+    "new_model_kind",
+    "spec_text",
+    "adapter_text",
+)
+
+
+def token_required(view):
+    @wraps(view)
+    def wrapped(request, *args, **kwargs):
+        user = user_from_authorization(request.headers.get("Authorization", ""))
+        if user is None:
+            return JsonResponse(
+                {"error": "Send a valid API token: Authorization: Bearer <token>."}, status=401
+            )
+        request.api_user = user
+        return view(request, *args, **kwargs)
+
+    return csrf_exempt(wrapped)
+
+
+def _links(request, run: Run) -> dict:
+    return {
+        "page": request.build_absolute_uri(run.get_absolute_url()),
+        "api": request.build_absolute_uri(reverse("api_run", args=[run.pk])),
+        "status": request.build_absolute_uri(reverse("run_status", args=[run.pk])),
+    }
+
+
+@require_POST
+@token_required
+def create_run(request):
+    try:
+        payload = json.loads(request.body or b"{}")
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return JsonResponse({"error": "The body must be a JSON object."}, status=400)
+    if not isinstance(payload, dict):
+        return JsonResponse({"error": "The body must be a JSON object."}, status=400)
+    data = {k: payload[k] for k in API_FIELDS if isinstance(payload.get(k), str)}
+    form = SubmitForm(data)
+    if not form.is_valid():
+        errors = {field: [str(e) for e in errs] for field, errs in form.errors.items()}
+        return JsonResponse(
+            {"error": "The upload did not pass lint.", "fields": errors}, status=400
+        )
+    run = form.save(submitter=request.api_user)
+    enqueue_run(run)
+    body = {"id": run.pk, "status": run.status, "urls": _links(request, run)}
+    return JsonResponse(body, status=201)
+
+
+@require_GET
+@token_required
+def run_detail(request, pk: int):
+    run = get_object_or_404(Run.objects.select_related("model", "task"), pk=pk)
+    position = queue_position(run) if run.status == Run.Status.QUEUED else None
+    body = {**run_as_dict(run), "progress": run_summary(run, position)}
+    body["urls"] = _links(request, run)
+    return JsonResponse(body)
+
+
+@require_GET
+def leaderboard(request):
+    """The board's own JSON export (same numbers, same query parameters); public like the page."""
+    return leaderboard_export(request, "json")

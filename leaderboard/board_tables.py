@@ -1,0 +1,169 @@
+"""Turn a computed Board into the rows the board pages and exports show.
+
+Kept apart from aggregate.py (which computes numbers) and from the views (which stay short):
+everything here is presentation: labels, links, sorting and filtering of rows.
+"""
+
+from django.urls import NoReverseMatch, reverse
+from django.utils.http import urlencode
+
+from leaderboard.aggregate import PHASE_LABELS, PHASES, Board, as_percent
+from leaderboard.forms_board import TEXT_SORTS
+from leaderboard.models import ModelUnderTest
+
+NOT_SUBMITTED = "not submitted"
+KIND_LABELS = dict(ModelUnderTest.Kind.choices)
+
+
+def run_url(run_id) -> str | None:
+    """The run page's URL; None while the run pages are not installed."""
+    try:
+        return reverse("run_detail", args=[int(run_id)])
+    except NoReverseMatch:
+        return None
+
+
+def _cell(board: Board, row: dict, task: dict) -> dict:
+    cell = board.cell(row["model_id"], task["id"])
+    if cell is None:
+        return {"task": task["slug"], "value": None, "text": NOT_SUBMITTED, "submitted": False}
+    return {
+        "task": task["slug"],
+        "value": cell["overall"],
+        "text": as_percent(cell["overall"]),
+        "submitted": True,
+        "provenance": cell["provenance"],
+        "run_id": int(cell["run_id"]),
+        "run_url": run_url(cell["run_id"]),
+        "phases": {p: cell[p] for p in PHASES},
+        "statuses": {p: cell[f"{p}_status"] for p in PHASES},
+    }
+
+
+def leaderboard_rows(board: Board) -> list[dict]:
+    """One dict per model, in rank order, with every value the page or an export needs."""
+    rows = []
+    for row in board.rows.to_dict("records"):
+        official = board.official_rank.get(row["model_id"], row["rank"])
+        rows.append(
+            {
+                "model_id": row["model_id"],
+                "rank": int(row["rank"]),
+                "official_rank": int(official),
+                "delta": int(official) - int(row["rank"]),
+                "name": row["name"],
+                "slug": row["slug"],
+                "url": reverse("model_detail", args=[row["slug"]]),
+                "organisation": row["organisation"],
+                "kind": row["kind"],
+                "kind_label": KIND_LABELS.get(row["kind"], row["kind"]),
+                "provenance": row["provenance"],
+                "overall": row["overall"],
+                "overall_text": as_percent(row["overall"]),
+                "phases": [
+                    {"phase": p, "value": _nan_to_none(row[p]), "text": as_percent(row[p])}
+                    for p in PHASES
+                ],
+                "cells": [_cell(board, row, task) for task in board.tasks],
+            }
+        )
+    return rows
+
+
+def _nan_to_none(value):
+    return None if value is None or value != value else float(value)
+
+
+def filter_rows(rows: list[dict], kind: str, organisation: str) -> list[dict]:
+    return [
+        r
+        for r in rows
+        if (not kind or r["kind"] == kind)
+        and (not organisation or r["organisation"] == organisation)
+    ]
+
+
+def _sort_value(row: dict, key: str):
+    if key in TEXT_SORTS:
+        return row[key].lower()
+    if key in ("rank", "delta", "overall"):
+        return row[key]
+    for phase in row["phases"]:
+        if phase["phase"] == key:
+            return -1.0 if phase["value"] is None else phase["value"]
+    for cell in row["cells"]:
+        if cell["task"] == key:
+            # A task not submitted sorts below a submitted 0.
+            return -1.0 if cell["value"] is None else cell["value"]
+    raise KeyError(key)
+
+
+def sort_rows(rows: list[dict], sort: str) -> list[dict]:
+    """`sort` is a column key, `-key` for descending; the board rank breaks ties."""
+    key = sort.lstrip("-")
+    by_rank = sorted(rows, key=lambda r: r["rank"])
+    return sorted(by_rank, key=lambda r: _sort_value(r, key), reverse=sort.startswith("-"))
+
+
+def _first_direction(key: str) -> str:
+    # Scores read best-first; names, ranks and rank changes read in their natural order.
+    return "" if key in (*TEXT_SORTS, "rank") else "-"
+
+
+def column_headers(params: dict, sort: str, tasks: list[dict], show_delta: bool) -> dict:
+    """Header label, link and arrow for every sortable column, preserving the other params."""
+
+    def header(key: str, label: str, title: str = "") -> dict:
+        active = sort.lstrip("-") == key
+        if active:
+            next_sort = key if sort.startswith("-") else f"-{key}"
+        else:
+            next_sort = f"{_first_direction(key)}{key}"
+        query = {k: v for k, v in params.items() if v and k != "sort"}
+        query["sort"] = next_sort
+        arrow = ("▼" if sort.startswith("-") else "▲") if active else ""
+        return {"key": key, "label": label, "title": title or label, "arrow": arrow,
+                "url": "?" + urlencode(query), "active": active}  # fmt: skip
+
+    fixed = [header("rank", "#", "Rank")]
+    if show_delta:
+        fixed.append(header("delta", "Δ rank", "Rank change against the official weights"))
+    fixed += [
+        header("name", "Model"),
+        header("organisation", "Organisation"),
+        header("kind", "Kind"),
+        header("overall", "Overall"),
+    ]
+    phases = [header(p, PHASE_LABELS[p], p.capitalize()) for p in PHASES]
+    task_headers = [header(t["slug"], t["slug"], t["name"]) for t in tasks]
+    return {"fixed": fixed, "phases": phases, "tasks": task_headers}
+
+
+def model_task_rows(board: Board, model_id: int) -> list[dict]:
+    """The model page's task × phase table, in board column order."""
+    rows = []
+    for task in board.tasks:
+        cell = board.cell(model_id, task["id"])
+        entry = {"task": task, "url": reverse("task_detail", args=[task["slug"]])}
+        if cell is None:
+            entry.update(submitted=False, text=NOT_SUBMITTED)
+        else:
+            entry.update(
+                submitted=True,
+                text=as_percent(cell["overall"]),
+                provenance=cell["provenance"],
+                run_url=run_url(cell["run_id"]),
+                run_id=int(cell["run_id"]),
+                phases=[
+                    {
+                        "phase": p,
+                        "status": cell[f"{p}_status"]
+                        if isinstance(cell[f"{p}_status"], str)
+                        else "not reached",
+                        "text": "n/a" if cell[p] != cell[p] else as_percent(cell[p]),
+                    }
+                    for p in PHASES
+                ],
+            )
+        rows.append(entry)
+    return rows

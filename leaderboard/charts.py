@@ -1,0 +1,91 @@
+"""Plotly figures for the board pages, returned as plain dicts for `json_script`.
+
+plotly.js itself is served from our static files (the plotly wheel's package_data), never a CDN.
+"""
+
+import hashlib
+import json
+
+import plotly.graph_objects as go
+from django.core.cache import cache
+
+from leaderboard.aggregate import FUNNEL_STAGES, PHASE_LABELS, PHASES, published_round
+
+PHASE_COLOURS = {
+    "syntax": "#9db4e8",
+    "runtime": "#5b84d6",
+    "conformance": "#2456c8",
+    "invariant": "#15337a",
+}
+LAYOUT = {
+    "margin": {"l": 50, "r": 10, "t": 30, "b": 90},
+    "height": 380,
+    "paper_bgcolor": "#ffffff",
+    "plot_bgcolor": "#ffffff",
+    "legend": {"orientation": "h", "y": 1.12},
+    "font": {"family": "system-ui, sans-serif", "size": 12},
+}
+
+
+def _memoised(kind: str, inputs, build) -> dict:
+    """Building a plotly figure costs tens of milliseconds; the same inputs give the same JSON."""
+    key = f"chart:{kind}:" + hashlib.sha256(json.dumps(inputs).encode()).hexdigest()
+    figure = cache.get(key)
+    if figure is None:
+        figure = json.loads(build(inputs).to_json())
+        cache.set(key, figure, 3600)
+    return figure
+
+
+def phase_chart(rows: list[dict]) -> dict:
+    """Grouped bars: the four phase means (×100) of every model shown, in table order."""
+    inputs = {
+        "names": [r["name"] for r in rows],
+        "values": {
+            p["phase"]: [
+                None if q["value"] is None else round(published_round(q["value"]) * 100, 1)
+                for r in rows
+                for q in r["phases"]
+                if q["phase"] == p["phase"]
+            ]
+            for p in (rows[0]["phases"] if rows else [])
+        },
+    }
+    return _memoised("phases", inputs, _phase_figure)
+
+
+def _phase_figure(inputs: dict) -> go.Figure:
+    figure = go.Figure(
+        [
+            go.Bar(
+                name=f"{PHASE_LABELS[phase]} {phase}",
+                x=inputs["names"],
+                y=inputs["values"].get(phase, []),
+                marker_color=PHASE_COLOURS[phase],
+            )
+            for phase in PHASES
+        ]
+    )
+    figure.update_layout(barmode="group", yaxis={"range": [0, 100], "title": "score"}, **LAYOUT)
+    return figure
+
+
+def funnel_chart(funnel_rows: list[dict]) -> dict:
+    """One funnel trace per model: tasks surviving each gated stage."""
+    inputs = [[row["name"], [int(row[s]) for s in FUNNEL_STAGES]] for row in funnel_rows]
+    return _memoised("funnel", inputs, _funnel_figure)
+
+
+def _funnel_figure(inputs: list) -> go.Figure:
+    figure = go.Figure(
+        [go.Funnel(name=name, y=list(FUNNEL_STAGES), x=counts) for name, counts in inputs]
+    )
+    figure.update_layout(
+        **{
+            **LAYOUT,
+            "height": 460,
+            "margin": {"l": 80, "r": 10, "t": 10, "b": 30},
+            "legend": {"orientation": "v", "x": 1.02, "y": 1},
+        }
+    )
+    return figure

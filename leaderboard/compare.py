@@ -1,0 +1,245 @@
+"""Side-by-side comparison of two models (over all tasks) or two runs (of one task).
+
+Per-task cells come from leaderboard.aggregate, so a comparison always shows the same
+numbers as the board. Per-action grids come from the conformance ActionResults of the runs
+that count; reported runs carry only published figures, so they get a note, not a grid.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+
+import plotly.graph_objects as go
+
+from leaderboard.aggregate import PHASE_LABELS, PHASES, get_board
+from leaderboard.models import ActionResult, ModelUnderTest, Run
+
+
+@dataclass
+class Side:
+    label: str
+    name: str
+
+
+def compare_from_query(query) -> dict:
+    """The compare page's context for `?a=&b=` (models) or `?run_a=&run_b=` (runs)."""
+    context = {
+        "models": list(ModelUnderTest.objects.values("slug", "name")),
+        "query": {k: query.get(k, "") for k in ("a", "b", "run_a", "run_b")},
+        "mode": None,
+        "error": "",
+    }
+    if query.get("run_a") or query.get("run_b"):
+        context.update(_compare_runs(query.get("run_a", ""), query.get("run_b", "")))
+    elif query.get("a") or query.get("b"):
+        context.update(_compare_models(query.get("a", ""), query.get("b", "")))
+    return context
+
+
+def _compare_models(slug_a: str, slug_b: str) -> dict:
+    found = {m.slug: m for m in ModelUnderTest.objects.filter(slug__in=[slug_a, slug_b])}
+    missing = [s or "(empty)" for s in (slug_a, slug_b) if s not in found]
+    if missing:
+        return {"error": f"Unknown model: {', '.join(missing)}. Pick two models below."}
+    a, b = found[slug_a], found[slug_b]
+    board = get_board()
+    phase_rows = _phase_rows(_model_means(board, a.pk), _model_means(board, b.pk))
+    tasks, units = [], []
+    cells = {t["id"]: (board.cell(a.pk, t["id"]), board.cell(b.pk, t["id"])) for t in board.tasks}
+    actions = _action_passes([c["run_id"] for pair in cells.values() for c in pair if c])
+    for task in board.tasks:
+        cell_a, cell_b = cells[task["id"]]
+        grid = _grid(cell_a, cell_b, actions)
+        units.extend(grid["units"])
+        tasks.append(
+            {
+                "task": task,
+                "a": cell_a,
+                "b": cell_b,
+                "delta": _delta(_overall(cell_a), _overall(cell_b)),
+                "grid": grid,
+            }
+        )
+    return {
+        "mode": "models",
+        "a": Side("A", a.name),
+        "b": Side("B", b.name),
+        "model_a": a,
+        "model_b": b,
+        "phase_rows": phase_rows,
+        "tasks": tasks,
+        "paired": paired_note(units),
+        "chart": _chart(
+            [t["task"]["slug"] for t in tasks],
+            [_percent(_overall(t["a"])) for t in tasks],
+            [_percent(_overall(t["b"])) for t in tasks],
+            a.name,
+            b.name,
+            "Overall per task (×100)",
+        ),
+    }
+
+
+def _compare_runs(id_a: str, id_b: str) -> dict:
+    ids = [i for i in (id_a, id_b) if i.isdigit()]
+    runs = {str(r.pk): r for r in Run.objects.select_related("model", "task").filter(pk__in=ids)}
+    if id_a not in runs or id_b not in runs:
+        return {"error": "Give two existing run numbers (run_a and run_b)."}
+    run_a, run_b = runs[id_a], runs[id_b]
+    if run_a.task_id != run_b.task_id:
+        return {
+            "error": f"Run {run_a.pk} is for {run_a.task.slug} and run {run_b.pk} for "
+            f"{run_b.task.slug}: two runs are compared only on one task."
+        }
+    scores_a, scores_b = _run_scores(run_a), _run_scores(run_b)
+    actions = _action_passes([run_a.pk, run_b.pk])
+    cell_a = {"run_id": run_a.pk, "provenance": run_a.provenance}
+    cell_b = {"run_id": run_b.pk, "provenance": run_b.provenance}
+    grid = _grid(cell_a, cell_b, actions)
+    labels = [PHASE_LABELS[p] + " " + p for p in PHASES] + ["overall"]
+    return {
+        "mode": "runs",
+        "a": Side("A", f"run {run_a.pk} ({run_a.model.name})"),
+        "b": Side("B", f"run {run_b.pk} ({run_b.model.name})"),
+        "run_a": run_a,
+        "run_b": run_b,
+        "task": run_a.task,
+        "phase_rows": _phase_rows(scores_a, scores_b),
+        "tasks": [{"task": {"slug": run_a.task.slug, "name": run_a.task.name}, "grid": grid}],
+        "paired": paired_note(grid["units"]),
+        "chart": _chart(
+            labels,
+            [_percent(scores_a.get(k)) for k in [*PHASES, "overall"]],
+            [_percent(scores_b.get(k)) for k in [*PHASES, "overall"]],
+            f"run {run_a.pk}",
+            f"run {run_b.pk}",
+            "Phase scores (×100)",
+        ),
+    }
+
+
+def _model_means(board, model_id: int) -> dict:
+    match = board.rows[board.rows.model_id == model_id]
+    if match.empty:
+        return {}
+    row = match.iloc[0].to_dict()
+    return {k: _number(row.get(k)) for k in [*PHASES, "overall"]}
+
+
+def _run_scores(run: Run) -> dict:
+    scores = {p.phase: p.score for p in run.phase_results.all()}
+    scores["overall"] = run.overall
+    return scores
+
+
+def _phase_rows(a: dict, b: dict) -> list[dict]:
+    return [
+        {
+            "label": PHASE_LABELS.get(key, "") + " " + key if key in PHASES else "Overall",
+            "a": a.get(key),
+            "b": b.get(key),
+            "delta": _delta(a.get(key), b.get(key)),
+        }
+        for key in [*PHASES, "overall"]
+    ]
+
+
+def _action_passes(run_ids: list[int]) -> dict[int, dict[str, bool]]:
+    """run id -> {action: passes under zero tolerance} from each run's conformance phase."""
+    passes: dict[int, dict[str, bool]] = {}
+    rows = ActionResult.objects.filter(
+        phase_result__run_id__in=run_ids, phase_result__phase="conformance"
+    ).values_list("phase_result__run_id", "action", "passed", "total")
+    for run_id, action, passed, total in rows:
+        passes.setdefault(run_id, {})[action] = total > 0 and passed == total
+    return passes
+
+
+def _grid(cell_a: dict | None, cell_b: dict | None, actions: dict) -> dict:
+    """Actions passing in A only / B only / both / neither, or why there is no grid."""
+    why = [_no_grid_reason(cell_a, "A", actions), _no_grid_reason(cell_b, "B", actions)]
+    if any(why):
+        return {"note": " ".join(w for w in why if w), "units": []}
+    passes_a, passes_b = actions[cell_a["run_id"]], actions[cell_b["run_id"]]
+    names = sorted(set(passes_a) | set(passes_b))
+    pairs = [(n, passes_a.get(n, False), passes_b.get(n, False)) for n in names]
+    return {
+        "note": "",
+        "a_only": [n for n, pa, pb in pairs if pa and not pb],
+        "b_only": [n for n, pa, pb in pairs if pb and not pa],
+        "both": [n for n, pa, pb in pairs if pa and pb],
+        "neither": [n for n, pa, pb in pairs if not pa and not pb],
+        "units": [(pa, pb) for _, pa, pb in pairs],
+    }
+
+
+def _no_grid_reason(cell: dict | None, side: str, actions: dict) -> str:
+    if not cell:
+        return f"{side} has no run for this task (not submitted)."
+    if cell["provenance"] == Run.Provenance.REPORTED:
+        return (
+            f"{side}'s run is reported (published figures only): there is no per-action data "
+            "to compare."
+        )
+    if cell["run_id"] not in actions:
+        return f"{side}'s run has no per-action conformance results (phase not reached or N/A)."
+    return ""
+
+
+def paired_note(units: list[tuple[bool, bool]]) -> dict:
+    """How many task×action units differ and in which direction, with an exact sign test."""
+    a_better = sum(1 for pa, pb in units if pa and not pb)
+    b_better = sum(1 for pa, pb in units if pb and not pa)
+    discordant = a_better + b_better
+    return {
+        "units": len(units),
+        "differ": discordant,
+        "a_better": a_better,
+        "b_better": b_better,
+        "p_value": sign_test(a_better, b_better) if discordant else None,
+    }
+
+
+def sign_test(k: int, m: int) -> float:
+    """Two-sided exact sign (McNemar) test on k vs m discordant pairs."""
+    n, low = k + m, min(k, m)
+    tail = sum(math.comb(n, i) for i in range(low + 1)) / 2**n
+    return min(1.0, 2 * tail)
+
+
+def _chart(labels, values_a, values_b, name_a, name_b, title) -> dict:
+    figure = go.Figure(
+        [
+            go.Bar(name=name_a, x=labels, y=values_a, marker_color="#2456c8"),
+            go.Bar(name=name_b, x=labels, y=values_b, marker_color="#e0892b"),
+        ]
+    )
+    figure.update_layout(
+        barmode="group",
+        title={"text": title, "font": {"size": 14}},
+        yaxis={"range": [0, 100]},
+        height=360,
+        margin={"l": 40, "r": 10, "t": 50, "b": 80},
+        legend={"orientation": "h", "y": -0.25},
+    )
+    return json.loads(figure.to_json())
+
+
+def _overall(cell: dict | None) -> float | None:
+    return None if not cell else _number(cell.get("overall"))
+
+
+def _number(value) -> float | None:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    return float(value)
+
+
+def _percent(value) -> float | None:
+    return None if value is None else round(100 * value, 1)
+
+
+def _delta(a, b) -> float | None:
+    return None if a is None or b is None else b - a

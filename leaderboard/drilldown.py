@@ -1,0 +1,291 @@
+"""Presentation helpers for the run page: turn stored result JSON into table rows.
+
+The phases store variable detail as JSON (PhaseResult.details, WindowResult.detail,
+InvariantResult.counterexample). These functions read the documented keys
+(docs/ARCHITECTURE.md, "Run pages") and tolerate absent ones, so an older result row
+still renders instead of breaking the page.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+_LINE_PATTERNS = (
+    re.compile(r"\bline (\d+), col(?:umn)? (\d+)"),
+    re.compile(r"\bat line (\d+)"),
+)
+
+
+def render_value(value) -> str:
+    """A compact, deterministic text form of a JSON state value."""
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(", ", ": "))
+
+
+def lines_in(text: str) -> list[int]:
+    """Line numbers a SANY/TLC message points at, first mention first."""
+    found = []
+    for pattern in _LINE_PATTERNS:
+        found.extend(int(m.group(1)) for m in pattern.finditer(text or ""))
+    return list(dict.fromkeys(found))
+
+
+def spec_errors(syntax_details: dict) -> list[dict]:
+    """Every syntax message with the spec line it refers to (line None when unknown)."""
+    errors = []
+    for error in syntax_details.get("errors", []) or []:
+        if isinstance(error, str):
+            error = {"message": error}
+        line = error.get("line") or next(iter(lines_in(error.get("message", ""))), None)
+        errors.append({"line": line, "message": error.get("message", "")})
+    for message in (syntax_details.get("whole_module") or {}).get("messages", []) or []:
+        errors.append({"line": next(iter(lines_in(message)), None), "message": message})
+    for definition in definitions(syntax_details):
+        if not definition["ok"] and definition["message"]:
+            line = next(iter(lines_in(definition["message"])), None) or definition["line"]
+            errors.append(
+                {"line": line, "message": f"{definition['name']}: {definition['message']}"}
+            )
+    return errors
+
+
+def definitions(syntax_details: dict) -> list[dict]:
+    """The per-definition syntax table: name, line, parsed or not, SANY's message."""
+    rows = []
+    for item in syntax_details.get("definitions", []) or []:
+        message = item.get("message") or "\n".join(item.get("messages", []) or [])
+        rows.append(
+            {
+                "name": item.get("name", "?"),
+                "line": item.get("line") or item.get("start_line"),
+                "ok": _definition_ok(item),
+                "message": message,
+            }
+        )
+    return rows
+
+
+def _definition_ok(item: dict) -> bool:
+    if "verdict" in item:
+        return item["verdict"] == "ok"
+    return bool(item.get("ok", item.get("parsed", False)))
+
+
+def source_lines(spec_text: str, errors: list[dict]) -> list[dict]:
+    """Numbered spec lines, each with the error messages anchored to it."""
+    by_line: dict[int, list[str]] = {}
+    for error in errors:
+        if error.get("line"):
+            by_line.setdefault(int(error["line"]), []).append(error["message"])
+    return [
+        {"number": n, "text": text, "errors": by_line.get(n, [])}
+        for n, text in enumerate(spec_text.splitlines(), start=1)
+    ]
+
+
+def diff_entries(detail: dict) -> list[dict]:
+    """WindowResult.detail's differences as `{variable, key, trace, spec}` dicts.
+
+    Accepted shapes: `diff` as {variable or path: {trace, spec}} or as a list of entries or
+    names; `differences`; or `closest`/`successors` (the spec's nearest successors, each with
+    its `differences`), of which the first (closest) one is used.
+    """
+    detail = detail or {}
+    closest = _closest_successor(detail)
+    raw = detail.get("diff") or detail.get("differences") or (closest or {}).get("differences")
+    entries = []
+    if isinstance(raw, dict):
+        for path, value in raw.items():
+            var = re.split(r"[\[.]", str(path), maxsplit=1)[0]
+            entry = {"variable": var, "key": str(path)[len(var) :] or None}
+            entry.update(value if isinstance(value, dict) else {"spec": value})
+            entries.append(entry)
+    elif isinstance(raw, list):
+        for item in raw:
+            if isinstance(item, dict):
+                var = item.get("variable") or item.get("var") or ""
+                entries.append({**item, "variable": var})
+            else:
+                entries.append({"variable": re.split(r"[\[.]", str(item), maxsplit=1)[0]})
+    return entries
+
+
+def _closest_successor(detail: dict) -> dict | None:
+    for key in ("closest", "successors"):
+        found = detail.get(key)
+        if isinstance(found, list) and found and isinstance(found[0], dict):
+            return found[0]
+    return None
+
+
+def differing_variables(detail: dict) -> set[str]:
+    """Schema variables where the spec and the trace disagree."""
+    return {entry["variable"] for entry in diff_entries(detail)}
+
+
+def window_rows(window) -> list[dict]:
+    """One row per schema variable: pre, post (trace), what the spec allows, and if it differs."""
+    entries = diff_entries(window.detail)
+    differing = {entry["variable"] for entry in entries}
+    successor = (_closest_successor(window.detail or {}) or {}).get("successor") or {}
+    variables = list(dict.fromkeys([*window.pre_state, *window.post_state]))
+    rows = []
+    for var in variables:
+        if var in successor:
+            spec = render_value(successor[var])
+        else:
+            own = [e for e in entries if e["variable"] == var and "spec" in e]
+            spec = "; ".join(_entry_text(e) for e in own)
+        rows.append(
+            {
+                "variable": var,
+                "pre": render_value(window.pre_state[var]) if var in window.pre_state else "",
+                "post": render_value(window.post_state[var]) if var in window.post_state else "",
+                "spec": spec,
+                "differs": var in differing,
+                "paths": [str(e["key"]) for e in entries if e["variable"] == var and e.get("key")],
+            }
+        )
+    return rows
+
+
+def _entry_text(entry: dict) -> str:
+    key = entry.get("key")
+    prefix = "" if not key else (key if str(key).startswith(("[", ".")) else f"[{key}]") + ": "
+    return prefix + render_value(entry["spec"])
+
+
+def counterexample_table(states: list) -> dict:
+    """A counterexample as columns (variables) x rows (states); changed cells are marked."""
+    rows, columns, previous = [], [], {}
+    for index, state in enumerate(states or [], start=1):
+        values = state.get("vars", state.get("state", state)) if isinstance(state, dict) else {}
+        if not isinstance(values, dict):
+            values = {}
+        label = state.get("action", "") if isinstance(state, dict) and "vars" in state else ""
+        for var in values:
+            if var not in columns:
+                columns.append(var)
+        rows.append({"index": index, "label": label, "values": values, "previous": previous})
+        previous = values
+    for row in rows:
+        row["cells"] = [
+            {
+                "value": render_value(row["values"][c]) if c in row["values"] else "",
+                "changed": row["index"] > 1 and row["values"].get(c) != row["previous"].get(c),
+            }
+            for c in columns
+        ]
+    return {"columns": columns, "rows": rows}
+
+
+PHASE_ORDER = ("syntax", "runtime", "conformance", "invariant")
+WINDOWS_SHOWN_PER_ACTION = 10
+
+
+def run_page(run, expand_action: str | None = None) -> dict:
+    """Everything the run page shows, read with a fixed number of queries."""
+    from django.db.models import Count, Q
+
+    results = {p.phase: p for p in run.phase_results.prefetch_related("action_results")}
+    syntax_details = results["syntax"].details if "syntax" in results else {}
+    errors = spec_errors(syntax_details or {})
+    conformance = results.get("conformance")
+    failing = {}
+    if conformance is not None:
+        windows = conformance.window_results.exclude(verdict="pass")
+        counts = dict(
+            windows.values_list("action").annotate(n=Count("id")).values_list("action", "n")
+        )
+        for action, count in sorted(counts.items()):
+            limit = None if action == expand_action else WINDOWS_SHOWN_PER_ACTION
+            shown = list(windows.filter(action=action)[:limit])
+            failing[action] = {
+                "count": count,
+                "hidden": count - len(shown),
+                "windows": [{"window": w, "rows": window_rows(w)} for w in shown],
+            }
+    invariants = results.get("invariant")
+    adapter = (run.adapter_text or "").strip()
+    return {
+        "run": run,
+        "phases": [
+            {
+                "name": phase,
+                "result": results.get(phase),
+                "fingerprint": _phase_fingerprint(run.fingerprint or {}, phase),
+            }
+            for phase in PHASE_ORDER
+        ],
+        "definitions": definitions(syntax_details or {}),
+        "syntax_errors": errors,
+        "runtime_actions": _action_rows(results.get("runtime")),
+        "conformance_actions": _action_rows(conformance),
+        "failing": failing,
+        "window_totals": conformance.window_results.aggregate(
+            total=Count("id"), failed=Count("id", filter=~Q(verdict="pass"))
+        )
+        if conformance is not None
+        else None,
+        "invariants": [
+            {"result": i, "table": counterexample_table(i.counterexample)}
+            for i in (invariants.invariant_results.all() if invariants else [])
+        ],
+        "source": source_lines(run.spec_text, errors),
+        "adapter": adapter,
+        "is_reported": run.provenance == "reported",
+        "fingerprint": fingerprint_rows(run.fingerprint or {}),
+    }
+
+
+def _action_rows(phase_result) -> list[dict]:
+    if phase_result is None:
+        return []
+    rows = []
+    for a in phase_result.action_results.all():
+        detail = a.detail or {}
+        rows.append(
+            {
+                "action": a.action,
+                "passed": a.passed,
+                "total": a.total,
+                "percent": round(100 * a.pass_rate) if a.pass_rate is not None else None,
+                "zero_tolerance": a.total > 0 and a.passed == a.total,
+                "specificity": specificity_text(detail.get("specificity")),
+                "detail": {k: v for k, v in detail.items() if k != "specificity"},
+            }
+        )
+    return rows
+
+
+def specificity_text(value) -> str:
+    """'3 of 40 negative windows wrongly accepted' from the conformance phase's detail."""
+    if not value:
+        return ""
+    if isinstance(value, dict):
+        total = value.get("negatives", value.get("total"))
+        accepted = value.get("accepted", value.get("wrongly_accepted"))
+        if total is not None and accepted is not None:
+            return f"{accepted} of {total} negative windows wrongly accepted"
+        return ", ".join(f"{k}: {render_value(v)}" for k, v in sorted(value.items()))
+    return render_value(value)
+
+
+def _phase_fingerprint(fingerprint: dict, phase: str) -> list[tuple[str, str]]:
+    """The fingerprint entries that concern one phase (its own section, if the job wrote one)."""
+    own = (fingerprint.get("phases") or {}).get(phase) or fingerprint.get(phase)
+    if not isinstance(own, dict):
+        return []
+    return [(key, render_value(value)) for key, value in sorted(own.items())]
+
+
+def fingerprint_rows(fingerprint: dict) -> list[tuple[str, str]]:
+    """Run-wide fingerprint entries (tool hashes, versions, corpus hash) as display pairs."""
+    skip = {"phases", *PHASE_ORDER}
+    return [
+        (key, value if isinstance(value, str) else render_value(value))
+        for key, value in sorted(fingerprint.items())
+        if key not in skip
+    ]

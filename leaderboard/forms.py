@@ -1,0 +1,125 @@
+"""Upload input: one form serves the web page and the JSON API, so both lint alike."""
+
+from __future__ import annotations
+
+from django import forms
+from django.conf import settings
+from django.utils.text import slugify
+
+from leaderboard.lint import lint_upload
+from leaderboard.models import ModelUnderTest, Run, Task
+
+
+class SubmitForm(forms.Form):
+    task = forms.ModelChoiceField(Task.objects.all(), to_field_name="slug", empty_label=None)
+    model = forms.ModelChoiceField(
+        ModelUnderTest.objects.all(),
+        to_field_name="slug",
+        required=False,
+        empty_label="+ a new model (fill in below)",
+    )
+    new_model_name = forms.CharField(max_length=100, required=False, label="New model name")
+    new_model_organisation = forms.CharField(max_length=100, required=False, label="Organisation")
+    new_model_kind = forms.ChoiceField(
+        choices=ModelUnderTest.Kind.choices, required=False, label="Kind"
+    )
+    spec_file = forms.FileField(required=False, label="Spec file (.tla)")
+    spec_text = forms.CharField(
+        required=False,
+        strip=False,
+        label="…or paste the spec",
+        widget=forms.Textarea(attrs={"rows": 14, "spellcheck": "false", "class": "code"}),
+    )
+    adapter_file = forms.FileField(required=False, label="Adapter file (.yaml, optional)")
+    adapter_text = forms.CharField(
+        required=False,
+        strip=False,
+        label="…or paste the adapter",
+        widget=forms.Textarea(attrs={"rows": 6, "spellcheck": "false", "class": "code"}),
+    )
+
+    def clean(self):
+        data = super().clean()
+        self._clean_model(data)
+        spec, spec_field = self._spec_input(data)
+        adapter = self._adapter_input(data)
+        if spec is None or not data.get("task"):
+            return data
+        result = lint_upload(spec, data["task"], adapter)
+        if result.spec_text and spec_field == "spec_file":
+            # Keep the upload on screen so a failed lint never costs the submitter their text.
+            self.data = self.data.copy()
+            self.data["spec_text"] = result.spec_text
+        for key, messages in result.errors.items():
+            target = {"spec": spec_field, "adapter": "adapter_text"}.get(key, key)
+            for message in messages:
+                self.add_error(target, message)
+        data["spec"], data["adapter"] = result.spec_text, adapter
+        return data
+
+    def _clean_model(self, data) -> None:
+        if data.get("model"):
+            return
+        name = (data.get("new_model_name") or "").strip()
+        if not name:
+            self.add_error("model", "Pick a model, or give a name for a new one.")
+            return
+        if not (data.get("new_model_organisation") or "").strip():
+            self.add_error("new_model_organisation", "Say which organisation made the model.")
+        if not slugify(name):
+            self.add_error("new_model_name", "Use at least one letter or digit in the name.")
+        elif ModelUnderTest.objects.filter(slug=slugify(name)).exists():
+            self.add_error("new_model_name", f"A model {name!r} exists already: pick it above.")
+
+    def _spec_input(self, data) -> tuple[bytes | str | None, str]:
+        upload = data.get("spec_file")
+        if upload:
+            if upload.size > settings.UPLOAD_MAX_BYTES:
+                # Read one byte past the limit: enough for the size message, bounded memory.
+                return upload.read(settings.UPLOAD_MAX_BYTES + 1), "spec_file"
+            return upload.read(), "spec_file"
+        if data.get("spec_text", "").strip():
+            return data["spec_text"].replace("\r\n", "\n"), "spec_text"
+        self.add_error("spec_text", "Upload a .tla file or paste the spec.")
+        return None, "spec_text"
+
+    def _adapter_input(self, data) -> str:
+        upload = data.get("adapter_file")
+        if not upload:
+            return (data.get("adapter_text") or "").replace("\r\n", "\n")
+        try:
+            return upload.read(settings.UPLOAD_MAX_BYTES).decode("utf-8")
+        except UnicodeDecodeError:
+            self.add_error("adapter_file", "The adapter is not UTF-8 text.")
+            return ""
+
+    def save(self, submitter=None) -> Run:
+        """The queued run (and the new model, if one was described); call only when valid."""
+        data = self.cleaned_data
+        model = data["model"] or ModelUnderTest.objects.create(
+            slug=slugify(data["new_model_name"]),
+            name=data["new_model_name"].strip(),
+            organisation=data["new_model_organisation"].strip(),
+            kind=data["new_model_kind"] or ModelUnderTest.Kind.LLM,
+        )
+        return Run.objects.create(
+            model=model,
+            task=data["task"],
+            spec_text=data["spec"],
+            adapter_text=data["adapter"],
+            status=Run.Status.QUEUED,
+            provenance=Run.Provenance.VERIFIED,
+            submitter=submitter if submitter and submitter.is_authenticated else None,
+        )
+
+    @classmethod
+    def initial_from(cls, run: Run | None) -> dict:
+        """Prefill for resubmitting `run` (same task, model, spec and adapter)."""
+        if run is None:
+            return {}
+        return {
+            "task": run.task.slug,
+            "model": run.model.slug,
+            "spec_text": run.spec_text,
+            "adapter_text": run.adapter_text,
+        }

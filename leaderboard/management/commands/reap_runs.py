@@ -1,0 +1,19 @@
+"""Recover runs whose scoring worker died: re-queue while attempts remain, fail the rest.
+
+Run it periodically (cron, a systemd timer, or an rq cron job); it is safe to run at any time
+and from several machines, since every state change is a conditional UPDATE.
+"""
+
+from django.core.management.base import BaseCommand
+
+from evaluation.jobs import reap_stale_runs
+
+
+class Command(BaseCommand):
+    help = "Re-queue RUNNING runs whose worker died (bounded attempts) and fail the rest."
+
+    def handle(self, *args, **options):
+        outcome = reap_stale_runs()
+        for label, run_ids in outcome.items():
+            listed = ", ".join(map(str, run_ids)) or "none"
+            self.stdout.write(f"{label}: {listed}")

@@ -1,0 +1,47 @@
+// Follows a queued or running run: polls its status.json and updates the phase cards.
+// When the run ends, the page reloads once so the full drill-down (tables, windows) renders.
+(function () {
+  "use strict";
+  var box = document.getElementById("run-status");
+  if (!box || box.dataset.finished === "true") return;
+  var url = box.dataset.statusUrl;
+  var labels = { ran: "Ran", skipped: "Skipped", timeout: "Timed out", error: "Error", "n/a": "Not applicable", pending: "pending" };
+  var delay = 1500;
+
+  function score(value) {
+    return value === null || value === undefined ? "—" : (100 * value).toFixed(1);
+  }
+
+  function update(data) {
+    box.className = "run-status status-" + data.status;
+    box.querySelector(".status-text").textContent = data.status.charAt(0).toUpperCase() + data.status.slice(1);
+    box.querySelector(".queue-text").textContent =
+      data.queue_position ? "· position " + data.queue_position + " in the queue" : "";
+    data.phases.forEach(function (phase) {
+      var card = document.getElementById("phase-" + phase.phase);
+      if (!card) return;
+      card.querySelector(".score").textContent = score(phase.score);
+      var status = card.querySelector(".status");
+      status.textContent = labels[phase.status] || phase.status;
+      status.className = "status status-" + phase.status.replace("/", "");
+      card.querySelector(".time").textContent =
+        phase.duration_seconds === null ? "" : phase.duration_seconds.toFixed(1) + " s";
+    });
+  }
+
+  function poll() {
+    fetch(url, { headers: { Accept: "application/json" }, cache: "no-store" })
+      .then(function (response) { return response.json(); })
+      .then(function (data) {
+        update(data);
+        if (data.finished) {
+          window.location.reload();
+        } else {
+          setTimeout(poll, delay);
+        }
+      })
+      .catch(function () { setTimeout(poll, delay * 4); });
+  }
+
+  setTimeout(poll, delay);
+})();

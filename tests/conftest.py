@@ -1,0 +1,25 @@
+"""Session-wide test setup shared by every module.
+
+Tests marked `redis` start real `rqworker` subprocesses, which must see the rows the test wrote.
+SQLite's default test database lives in memory, out of another process's reach, so a session
+that contains such tests puts the SQLite test database in a file (one per pytest process, so
+parallel runs never share it) that the workers open through DATABASE_URL. Other sessions keep
+the in-memory database. PostgreSQL needs nothing: its test database is reachable by name.
+"""
+
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(request, django_db_modify_db_settings_parallel_suffix):
+    from django.conf import settings
+
+    database = settings.DATABASES["default"]
+    wants_file = any(item.get_closest_marker("redis") for item in request.session.items)
+    if wants_file and database["ENGINE"].endswith("sqlite3"):
+        name = Path(tempfile.gettempdir()) / f"sysmobench-test-{os.getpid()}.sqlite3"
+        database.setdefault("TEST", {})["NAME"] = str(name)

@@ -1,0 +1,123 @@
+"""Real Redis and real `manage.py rqworker` subprocesses, for the tests marked `redis`.
+
+Each test claims a Redis database of its own: a database that is empty, claimed with SET NX on
+a claim key, so parallel test runs (and the demo on database 0) never see each other's queues.
+Everything in a claimed database was created by the claiming test, which flushes it at the end.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import quote, urlparse
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+REPO = Path(__file__).resolve().parent.parent
+CLAIM_KEY = "sysmobench-tests:claimed-by"
+CANDIDATE_DBS = range(15, 1, -1)  # leave 0 (demo) and 1 alone
+
+
+def _server() -> tuple[str, int]:
+    parsed = urlparse(settings.REDIS_URL)
+    return parsed.hostname or "127.0.0.1", parsed.port or 6379
+
+
+@contextmanager
+def claimed_redis_db():
+    """Yields `redis://host:port/<n>` for an empty database this test owns; skips without Redis."""
+    from redis import Redis
+    from redis.exceptions import RedisError
+
+    host, port = _server()
+    try:
+        Redis(host=host, port=port, socket_timeout=0.5, socket_connect_timeout=0.5).ping()
+    except (RedisError, OSError):
+        pytest.skip(f"Redis does not answer on {host}:{port}")
+    owner = f"{os.getpid()}:{time.time()}"
+    for number in CANDIDATE_DBS:
+        client = Redis(host=host, port=port, db=number)
+        if not client.set(CLAIM_KEY, owner, nx=True, ex=1800):
+            continue
+        if client.dbsize() != 1:  # someone else's data lives here: not ours to use or flush
+            client.delete(CLAIM_KEY)
+            continue
+        try:
+            yield f"redis://{host}:{port}/{number}"
+        finally:
+            client.flushdb()
+            client.close()
+        return
+    pytest.skip("no free Redis database to claim for this test")
+
+
+def database_url() -> str:
+    """DATABASE_URL for a subprocess that must open this test's database."""
+    db = connection.settings_dict
+    if db["ENGINE"].endswith("sqlite3"):
+        name = str(db["NAME"])
+        if "memory" in name or not name.startswith("/"):
+            raise RuntimeError("the SQLite test database is not a file; see tests/conftest.py")
+        return f"sqlite:///{name}"
+    user = quote(db.get("USER") or "")
+    password = quote(db.get("PASSWORD") or "")
+    auth = f"{user}:{password}@" if user else ""
+    port = f":{db['PORT']}" if db.get("PORT") else ""
+    return f"postgresql://{auth}{db.get('HOST') or 'localhost'}{port}/{db['NAME']}"
+
+
+def start_worker(redis_url: str) -> subprocess.Popen:
+    """`manage.py rqworker evaluation --burst` on the test database, in its own process group."""
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings_test",
+        "DATABASE_URL": database_url(),
+        "REDIS_URL": redis_url,
+        "RQ_FORCE_INLINE": "0",
+    }
+    return subprocess.Popen(
+        [sys.executable, "manage.py", "rqworker", "evaluation", "--burst"],
+        cwd=REPO,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+
+
+def kill_worker(proc: subprocess.Popen) -> None:
+    """SIGKILL the worker, its work horse and their TLC children: a machine losing power."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait(timeout=30)
+
+
+def finish_worker(proc: subprocess.Popen, timeout: float) -> str:
+    """Wait for a burst worker to drain its queue; its output, for failure messages."""
+    try:
+        output, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        kill_worker(proc)
+        output, _ = proc.communicate()
+        raise AssertionError(f"worker did not finish in {timeout} s:\n{output.decode()[-3000:]}")
+    return output.decode(errors="replace")
+
+
+def wait_for(predicate, timeout: float, interval: float = 0.2):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError(f"condition not met within {timeout} s")

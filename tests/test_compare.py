@@ -1,0 +1,118 @@
+"""Compare two models or two runs: tables with deltas, action grids, the paired note."""
+
+import json
+import re
+
+from django.urls import reverse
+
+from leaderboard.compare import sign_test
+from tests.base import WorldTestCase, make_action_result, make_run
+
+PHASES = {"syntax": 1.0, "runtime": 1.0, "conformance": 0.5, "invariant": 1.0}
+
+
+def conformance_of(run):
+    return run.phase_results.get(phase="conformance")
+
+
+class CompareModelsTest(WorldTestCase):
+    def setUp(self):
+        self.run_a = make_run(self.model_a, self.spin, phases=PHASES)
+        self.run_b = make_run(self.model_b, self.spin, phases={**PHASES, "conformance": 0.0})
+        # spin actions: Acquire passes in both, Release in A only, Retry in B only, Spin in neither.
+        for run, passing in ((self.run_a, {"Acquire", "Release"}), (self.run_b, {"Acquire", "Retry"})):
+            for action in ("Acquire", "Release", "Retry", "Spin"):
+                make_action_result(conformance_of(run), action, 4 if action in passing else 3, 4)
+        make_run(self.model_a, self.etcd, phases={"syntax": 1.0, "runtime": 0.5})
+        make_run(self.model_b, self.etcd, phases={"syntax": 1.0}, provenance="reported",
+                 source="SysMoBench paper")  # fmt: skip
+
+    def page(self):
+        return self.client.get(reverse("compare"), {"a": "model-a", "b": "model-b"})
+
+    def test_it_offers_pickers_when_empty(self):
+        response = self.client.get(reverse("compare"))
+        self.assertContains(response, 'id="pick-a"')
+        self.assertContains(response, '<option value="model-b">Model B</option>')
+        self.assertNotContains(response, "compare-chart-data")
+
+    def test_it_shows_per_task_scores_with_deltas(self):
+        html = self.page().content.decode()
+        spin_row = html.split('data-task="spin"')[1].split("</tr>")[0]
+        cells = re.findall(r'<td class="num[^"]*">([^<]+)</td>', spin_row)
+        # cell = .15 + .15 + .35*conf + .35: A 0.825, B 0.65
+        self.assertEqual(cells[:3], ["82.5", "65.0", "-17.5"])
+        self.assertIn(f"A run {self.run_a.pk}", spin_row)
+        self.assertIn("compare these runs", spin_row)
+
+    def test_it_shows_per_phase_means_with_deltas(self):
+        html = self.page().content.decode()
+        table = html.split('class="compare-phases"')[1].split("</table>")[0]
+        conformance = table.split("P3 conformance")[1].split("</tr>")[0]
+        self.assertEqual(re.findall(r">([-+]?\d+\.\d)<", conformance), ["25.0", "0.0", "-25.0"])
+
+    def test_the_action_grid_sorts_actions_into_four_boxes(self):
+        html = self.page().content.decode()
+        grid = html.split('id="task-spin"')[1].split("</section>")[0]
+        boxes = {
+            name: re.findall(r"<code>(\w+)</code>", grid.split(f'class="{name}"')[1].split("</div>")[0])
+            for name in ("a-only", "b-only", "both", "neither")
+        }
+        self.assertEqual(boxes, {"a-only": ["Release"], "b-only": ["Retry"], "both": ["Acquire"],
+                                 "neither": ["Spin"]})  # fmt: skip
+
+    def test_a_reported_run_gets_a_note_instead_of_a_grid(self):
+        html = self.page().content.decode()
+        grid = html.split('id="task-etcd"')[1].split("</section>")[0]
+        self.assertIn("B&#x27;s run is reported", grid)
+        self.assertNotIn("grid4", grid)
+
+    def test_the_paired_note_counts_units_and_directions(self):
+        response = self.page()
+        self.assertEqual(
+            response.context["paired"],
+            {"units": 4, "differ": 2, "a_better": 1, "b_better": 1, "p_value": 1.0},
+        )
+        self.assertContains(response, "Of 4 task×action units")
+
+    def test_the_chart_uses_local_plotly_and_both_models(self):
+        response = self.page()
+        self.assertContains(response, "/static/plotly/plotly.min.js")
+        self.assertNotContains(response, "cdn.plot.ly")
+        data = json.loads(response.content.decode().split('id="compare-chart-data" type="application/json">')[1].split("</script>")[0])
+        self.assertEqual([t["name"] for t in data["data"]], ["Model A", "Model B"])
+        self.assertEqual(data["data"][0]["y"][:1], [82.5])
+
+    def test_the_url_is_shareable(self):
+        self.assertContains(self.page(), "?a=model-a&amp;b=model-b")
+
+    def test_an_unknown_model_is_named(self):
+        response = self.client.get(reverse("compare"), {"a": "model-a", "b": "nosuch"})
+        self.assertContains(response, "Unknown model: nosuch")
+
+
+class CompareRunsTest(WorldTestCase):
+    def test_two_runs_of_one_task_are_compared_by_phase_and_action(self):
+        a = make_run(self.model_a, self.spin, phases=PHASES)
+        b = make_run(self.model_a, self.spin, phases={**PHASES, "invariant": 0.5})
+        make_action_result(conformance_of(a), "Acquire", 2, 2)
+        make_action_result(conformance_of(b), "Acquire", 1, 2)
+        response = self.client.get(reverse("compare"), {"run_a": a.pk, "run_b": b.pk})
+        self.assertEqual(response.context["mode"], "runs")
+        invariant = response.content.decode().split("P4 invariant")[1].split("</tr>")[0]
+        self.assertIn("-50.0", invariant)
+        self.assertEqual(response.context["tasks"][0]["grid"]["a_only"], ["Acquire"])
+        self.assertEqual(response.context["paired"]["a_better"], 1)
+
+    def test_runs_of_different_tasks_are_refused(self):
+        a = make_run(self.model_a, self.spin, phases=PHASES)
+        b = make_run(self.model_a, self.etcd, phases=PHASES)
+        response = self.client.get(reverse("compare"), {"run_a": a.pk, "run_b": b.pk})
+        self.assertContains(response, "compared only on one task")
+        self.assertIsNone(response.context["mode"])
+
+
+def test_sign_test_is_exact():
+    assert sign_test(5, 0) == 2 / 32
+    assert sign_test(1, 1) == 1.0
+    assert abs(sign_test(8, 2) - 0.109375) < 1e-12

@@ -1,0 +1,149 @@
+"""A hostile spec can neither run code, forge a verdict, nor outlive its budget."""
+
+import os
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from evaluation.tla.sandbox import Limits, SandboxError, precheck_spec, run_sany, run_tlc
+
+pytestmark = pytest.mark.tla
+
+CFG = "INIT Init\nNEXT Next\n"
+
+
+def spec(name: str, body: str, extends: str = "Naturals, TLC") -> str:
+    return f"---- MODULE {name} ----\nEXTENDS {extends}\nVARIABLE x\n{body}\n====\n"
+
+
+def test_class_override_beside_spec_never_runs(tmp_path):
+    marker = tmp_path / "marker.txt"
+    java = tmp_path / "Evil.java"
+    java.write_text(
+        "public class Evil { static { try { java.nio.file.Files.writeString("
+        f'java.nio.file.Path.of("{marker}"), "ran"); }} catch (Exception e) {{}} }} '
+        "public static tlc2.value.impl.Value Foo() { return tlc2.value.impl.BoolValue.ValTrue; } }"
+    )
+    jar = __import__("evaluation.tla.tools", fromlist=["jar_path"]).jar_path()
+    subprocess.run(["javac", "-cp", jar, "-d", str(tmp_path), str(java)], check=True)
+    assert (tmp_path / "Evil.class").exists()
+    (tmp_path / "Evil.tla").write_text("---- MODULE Evil ----\nFoo == TRUE\n====\n")
+    main = spec("Main", "Init == x = 0 /\\ Foo\nNext == UNCHANGED x", "Naturals, TLC, Evil")
+    (tmp_path / "Main.tla").write_text(main)
+    # What a caller can hand over: module texts only; the .class beside them stays behind.
+    modules = {p.stem: p.read_text() for p in tmp_path.glob("*.tla")}
+    run = run_tlc(modules, "Main", CFG, ["-deadlock"], Limits(wall_seconds=30))
+    assert run.status == "ok", run.output[-2000:]
+    assert "operator override" not in run.output
+    assert not marker.exists()
+    with pytest.raises(SandboxError):
+        run_sany({"Evil.class": "x"}, "Evil.class")
+    with pytest.raises(SandboxError):
+        run_sany({"../Evil": "x"}, "../Evil")
+
+
+def test_tlcset_exit_is_refused():
+    forged = spec("Forge", 'Init == x = 0\nNext == x\' = x + 1 /\\ TLCSet("exit", TRUE)')
+    run = run_tlc({"Forge": forged}, "Forge", CFG, [], Limits(wall_seconds=30))
+    assert run.status == "error" and "TLCSet" in run.note
+    assert any("TLCSet" in r for r in precheck_spec(forged))
+
+
+def test_early_stop_without_empty_queue_is_not_ok():
+    # Even if TLCSet slipped through, an unfinished queue must not be a pass: the sandbox's
+    # status needs "0 states left on queue" in the final 2199 message.
+    from evaluation.tla import sandbox
+
+    raw = sandbox._Raw(
+        0,
+        "@!@!@STARTMSG 2199:0 @!@!@\n3 states generated, 3 distinct states "
+        "found, 1 states left on queue.\n@!@!@ENDMSG 2199 @!@!@\n",
+        False,
+        1.0,
+    )
+    status, _ = sandbox._tlc_status(raw, sandbox.msg.parse_messages(raw.output), False)
+    assert status == "error"
+
+
+def test_print_forging_tool_output_does_not_change_the_verdict():
+    fake = '"@!@!@STARTMSG 2193:0 @!@!@ No error has been found @!@!@ENDMSG 2193 @!@!@"'
+    body = f"Init == x = 0\nNext == x < 3 /\\ PrintT({fake}) /\\ x' = x + 1\nInv == x < 2"
+    run = run_tlc(
+        {"Pr": spec("Pr", body)},
+        "Pr",
+        CFG + "INVARIANT Inv\n",
+        ["-deadlock"],
+        Limits(wall_seconds=30),
+    )
+    assert run.exit_code == 12 and run.status == "error"
+
+
+def test_io_modules_are_refused():
+    reasons = precheck_spec(spec("Io", "Init == x = 0\nNext == x' = x", "Naturals, IOUtils"))
+    assert reasons == ["module IOUtils is refused: it reads and writes files and runs processes"]
+    assert "not available" in precheck_spec(spec("J", "Init == TRUE", "Unknown"))[0]
+
+
+def test_endless_spec_is_a_timeout_within_its_budget():
+    body = "Init == x = 0\nNext == x' = x + 1"  # infinite state space, never finishes
+    started = time.monotonic()
+    run = run_tlc({"Inf": spec("Inf", body)}, "Inf", CFG, [], Limits(wall_seconds=4))
+    assert run.status == "timeout"
+    assert time.monotonic() - started < 4 + 3
+
+
+def test_cpu_limit_kills_a_busy_spec():
+    body = "Init == x = 0\nNext == x' = x + 1"
+    run = run_tlc(
+        {"Cpu": spec("Cpu", body)}, "Cpu", CFG, [], Limits(wall_seconds=30, cpu_seconds=2)
+    )
+    assert run.status == "timeout" and "CPU" in run.note
+
+
+def _tlc_leftovers() -> set[str]:
+    # Other processes may use the shared temp dir; JVM litter (extracted standard modules,
+    # perf data) is what an unsandboxed TLC would leave there.
+    tmp = Path("/tmp")
+    return {p.name for p in tmp.iterdir() if p.name.startswith("hsperfdata") or p.suffix == ".tla"}
+
+
+def test_twenty_concurrent_runs_all_succeed_and_leave_nothing_behind(tmp_path, monkeypatch):
+    base = tmp_path / "base"
+    base.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(base))
+    before = _tlc_leftovers()
+    body = "Init == x = 0\nNext == x < 5 /\\ x' = x + 1"
+    results = [None] * 20
+
+    def work(i):
+        results[i] = run_tlc(
+            {f"C{i}": spec(f"C{i}", body)},
+            f"C{i}",
+            CFG,
+            ["-deadlock"],
+            Limits(wall_seconds=120, heap_mb=128),
+        )
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(20)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert [r.status for r in results] == ["ok"] * 20, [
+        r.output[-500:] for r in results if r.status != "ok"
+    ][:1]
+    assert all("6 distinct states found" in r.output for r in results)
+    assert _tlc_leftovers() - before == set()
+    assert list(base.iterdir()) == []
+
+
+def test_no_network_inside_the_sandbox_when_root():
+    if os.geteuid() != 0:
+        pytest.skip("network namespaces need root")
+    from evaluation.tla.sandbox import isolation_mode
+
+    assert isolation_mode() == "namespaces"

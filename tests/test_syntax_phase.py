@@ -1,0 +1,80 @@
+"""P1: whole-module SANY, then per-definition isolation with the spec's own declarations."""
+
+import pytest
+
+from evaluation.phases.syntax import check_syntax, syntax_passed
+
+pytestmark = pytest.mark.tla
+
+CONTRACT = {"module": "spin", "budgets": {"syntax": {"wall_seconds": 60}}}
+GOOD = r"""---- MODULE spin ----
+EXTENDS Naturals, Sequences, SequencesExt
+CONSTANT N
+VARIABLES x, q
+Init == x = 0 /\ q = <<>>
+Inc == x < N /\ x' = x + 1 /\ q' = Append(q, x)
+Pop == q # <<>> /\ q' = Tail(q) /\ x' = Last(q)
+Next == Inc \/ Pop
+====
+"""
+
+
+def rows(outcome):
+    return {r["name"]: r for r in outcome.details["definitions"]}
+
+
+def test_accepted_module_scores_one():
+    outcome = check_syntax(GOOD, CONTRACT)
+    assert (outcome.status, outcome.score) == ("ran", 1.0)
+    assert syntax_passed(outcome)
+    assert [r["verdict"] for r in outcome.details["definitions"]] == ["ok"] * 4
+
+
+def test_parse_error_gives_partial_credit_with_line():
+    spec = GOOD.replace("Append(q, x)", "Append(q, x")
+    outcome = check_syntax(spec, CONTRACT)
+    assert not syntax_passed(outcome)
+    by_name = rows(outcome)
+    assert by_name["Inc"]["verdict"] == "error" and by_name["Inc"]["line"] == 6
+    assert "Parse Error" in by_name["Inc"]["message"]
+    assert by_name["Init"]["verdict"] == "ok"
+    total = outcome.details["total"]
+    assert outcome.score == round(0.5 * outcome.details["parsed"] / total, 6) < 0.5
+
+
+def test_unknown_operator_is_an_error_not_stubbed():
+    outcome = check_syntax(GOOD.replace("Last(q)", "Lastt(q)"), CONTRACT)
+    by_name = rows(outcome)
+    assert by_name["Pop"]["verdict"] == "error"
+    assert "Unknown operator: `Lastt'" in by_name["Pop"]["message"]
+    assert "line 7" in by_name["Pop"]["message"]
+    assert outcome.score == 0.5 * 3 / 4
+
+
+def test_semantic_error_is_caught_although_sany_exits_zero():
+    outcome = check_syntax(GOOD.replace("Init == x = 0", "Init == x = 0 /\\ N(1)"), CONTRACT)
+    assert rows(outcome)["Init"]["verdict"] == "error"
+    assert outcome.score == 0.5 * 3 / 4
+
+
+def test_module_name_mismatch_has_its_own_message():
+    outcome = check_syntax(GOOD.replace("MODULE spin", "MODULE spun"), CONTRACT)
+    messages = outcome.details["whole_module"]["messages"]
+    assert messages == [
+        "module name mismatch: the spec declares MODULE spun, but this task requires MODULE spin"
+    ]
+    assert outcome.score == 0.5
+
+
+def test_extending_ioutils_is_refused():
+    outcome = check_syntax(GOOD.replace("SequencesExt", "SequencesExt, IOUtils"), CONTRACT)
+    assert "module IOUtils is refused" in outcome.details["whole_module"]["messages"][0]
+    assert outcome.score < 1
+
+
+def test_without_contract_the_declared_module_is_used_and_results_repeat():
+    first, second = check_syntax(GOOD, None), check_syntax(GOOD, None)
+    assert first.details["module"] == "spin" and first.score == 1.0
+    broken = GOOD.replace("Tail(q)", "Tail(q")
+    a, b = check_syntax(broken, None), check_syntax(broken, None)
+    assert (a.score, a.details["definitions"]) == (b.score, b.details["definitions"])
