@@ -160,6 +160,10 @@ class Contract:
     version: str
     directory: Path
 
+    def __hash__(self) -> int:
+        # The dict fields are unhashable; slug + version identify a contract's content.
+        return hash((self.slug, self.version))
+
     @property
     def has_traces(self) -> bool:
         return self.traces is not None

@@ -58,7 +58,7 @@ def composite(outcomes: dict[str, PhaseOutcome]) -> float:
     if weight <= 0:
         return 0.0
     total = sum(PHASE_WEIGHTS[p] * _score(outcomes.get(p)) for p in applicable)
-    return round(total / weight, 6)
+    return total / weight
 
 
 def _score(outcome: PhaseOutcome | None) -> float:

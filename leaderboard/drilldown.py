@@ -158,27 +158,51 @@ def _entry_text(entry: dict) -> str:
 
 
 def counterexample_table(states: list) -> dict:
-    """A counterexample as columns (variables) x rows (states); changed cells are marked."""
+    """A counterexample as columns (variables) x rows (states); changed cells are marked.
+
+    States are the invariant phase's `{step, action, vars: {var: TLA+ text}}` (a lasso's last
+    entry has `back_to` instead of `vars`); a plain `{var: value}` dict is accepted too.
+    """
     rows, columns, previous = [], [], {}
     for index, state in enumerate(states or [], start=1):
-        values = state.get("vars", state.get("state", state)) if isinstance(state, dict) else {}
-        if not isinstance(values, dict):
-            values = {}
-        label = state.get("action", "") if isinstance(state, dict) and "vars" in state else ""
-        for var in values:
-            if var not in columns:
-                columns.append(var)
+        state = state if isinstance(state, dict) else {}
+        structured = any(key in state for key in ("vars", "step", "action"))
+        values = (state.get("vars") or {}) if structured else state
+        label = str(state.get("action") or "") if structured else ""
+        if state.get("back_to"):
+            label += f" (loops back to state {state['back_to']})"
+        if state.get("stuttering"):
+            label = "stutters forever"
+        columns.extend(var for var in values if var not in columns)
         rows.append({"index": index, "label": label, "values": values, "previous": previous})
-        previous = values
+        previous = values or previous
     for row in rows:
         row["cells"] = [
             {
-                "value": render_value(row["values"][c]) if c in row["values"] else "",
-                "changed": row["index"] > 1 and row["values"].get(c) != row["previous"].get(c),
+                "value": _state_text(row["values"][c]) if c in row["values"] else "",
+                "changed": bool(row["previous"])
+                and row["values"].get(c) != row["previous"].get(c)
+                and c in row["values"],
             }
             for c in columns
         ]
     return {"columns": columns, "rows": rows}
+
+
+def _state_text(value) -> str:
+    # TLC's counterexample values arrive as TLA+ text already; show them verbatim.
+    return value if isinstance(value, str) else render_value(value)
+
+
+def phase_note(result) -> str:
+    """Why a phase ended as it did (skipped, error, n/a), from its details; "" when it just ran."""
+    if result is None:
+        return ""
+    details = result.details or {}
+    error = details.get("error")
+    if isinstance(error, dict):
+        error = error.get("message")
+    return str(details.get("reason") or error or "")
 
 
 PHASE_ORDER = ("syntax", "runtime", "conformance", "invariant")
@@ -215,6 +239,7 @@ def run_page(run, expand_action: str | None = None) -> dict:
             {
                 "name": phase,
                 "result": results.get(phase),
+                "note": phase_note(results.get(phase)),
                 "fingerprint": _phase_fingerprint(run.fingerprint or {}, phase),
             }
             for phase in PHASE_ORDER
@@ -229,6 +254,9 @@ def run_page(run, expand_action: str | None = None) -> dict:
         )
         if conformance is not None
         else None,
+        "excluded_invariants": ((invariants.details or {}).get("excluded") or [])
+        if invariants
+        else [],
         "invariants": [
             {"result": i, "table": counterexample_table(i.counterexample)}
             for i in (invariants.invariant_results.all() if invariants else [])
@@ -254,10 +282,22 @@ def _action_rows(phase_result) -> list[dict]:
                 "percent": round(100 * a.pass_rate) if a.pass_rate is not None else None,
                 "zero_tolerance": a.total > 0 and a.passed == a.total,
                 "specificity": specificity_text(detail.get("specificity")),
-                "detail": {k: v for k, v in detail.items() if k != "specificity"},
+                "line": detail.get("line"),
+                "error": _error_text(detail.get("error")),
+                "detail": {
+                    k: v
+                    for k, v in detail.items()
+                    if k in ("generated", "distinct") and v is not None
+                },
             }
         )
     return rows
+
+
+def _error_text(error) -> str:
+    if isinstance(error, dict):
+        return str(error.get("message") or "")
+    return str(error or "")
 
 
 def specificity_text(value) -> str:
@@ -265,7 +305,7 @@ def specificity_text(value) -> str:
     if not value:
         return ""
     if isinstance(value, dict):
-        total = value.get("negatives", value.get("total"))
+        total = value.get("negatives", value.get("total", value.get("checked")))
         accepted = value.get("accepted", value.get("wrongly_accepted"))
         if total is not None and accepted is not None:
             return f"{accepted} of {total} negative windows wrongly accepted"

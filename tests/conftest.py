@@ -23,3 +23,15 @@ def django_db_modify_db_settings(request, django_db_modify_db_settings_parallel_
     if wants_file and database["ENGINE"].endswith("sqlite3"):
         name = Path(tempfile.gettempdir()) / f"sysmobench-test-{os.getpid()}.sqlite3"
         database.setdefault("TEST", {})["NAME"] = str(name)
+
+
+@pytest.fixture
+def rq_redis(settings):
+    """A Redis database of this test's own, wired into the `evaluation` queue; skips without
+    Redis. Yields the URL that worker subprocesses get as REDIS_URL."""
+    from tests.rq_worker import claimed_redis_db
+
+    with claimed_redis_db() as url:
+        settings.RQ_QUEUES = {"evaluation": {"URL": url, "DEFAULT_TIMEOUT": 900}}
+        settings.RQ_FORCE_INLINE = False
+        yield url

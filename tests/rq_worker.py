@@ -73,8 +73,9 @@ def database_url() -> str:
     return f"postgresql://{auth}{db.get('HOST') or 'localhost'}{port}/{db['NAME']}"
 
 
-def start_worker(redis_url: str) -> subprocess.Popen:
-    """`manage.py rqworker evaluation --burst` on the test database, in its own process group."""
+def start_worker(redis_url: str, log_path: Path) -> subprocess.Popen:
+    """`manage.py rqworker evaluation --burst` on the test database, in its own process group;
+    its output goes to `log_path` (a pipe nobody reads could fill up and stall the worker)."""
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings_test",
@@ -82,35 +83,73 @@ def start_worker(redis_url: str) -> subprocess.Popen:
         "REDIS_URL": redis_url,
         "RQ_FORCE_INLINE": "0",
     }
-    return subprocess.Popen(
-        [sys.executable, "manage.py", "rqworker", "evaluation", "--burst"],
-        cwd=REPO,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
+    with open(log_path, "ab") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "manage.py", "rqworker", "evaluation", "--burst"],
+            cwd=REPO,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    proc.log_path = log_path
+    return proc
+
+
+def _descendants(pid: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        children.setdefault(ppid, []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
 
 
 def kill_worker(proc: subprocess.Popen) -> None:
-    """SIGKILL the worker, its work horse and their TLC children: a machine losing power."""
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+    """SIGKILL the worker, its work horse and their TLC children: a machine losing power.
+
+    The sandbox starts each JVM in a session of its own, so killing the worker's group would
+    orphan it; its process groups are collected first and killed too (all started by this test).
+    """
+    groups = {proc.pid}
+    for pid in _descendants(proc.pid):
+        try:
+            groups.add(os.getpgid(pid))
+        except ProcessLookupError:
+            pass
+    for group in groups:
+        try:
+            os.killpg(group, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
     proc.wait(timeout=30)
+
+
+def worker_output(proc: subprocess.Popen) -> str:
+    return Path(proc.log_path).read_text(errors="replace")
 
 
 def finish_worker(proc: subprocess.Popen, timeout: float) -> str:
     """Wait for a burst worker to drain its queue; its output, for failure messages."""
     try:
-        output, _ = proc.communicate(timeout=timeout)
+        proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         kill_worker(proc)
-        output, _ = proc.communicate()
-        raise AssertionError(f"worker did not finish in {timeout} s:\n{output.decode()[-3000:]}")
-    return output.decode(errors="replace")
+        raise AssertionError(
+            f"worker did not finish in {timeout} s:\n{worker_output(proc)[-3000:]}"
+        ) from None
+    return worker_output(proc)
 
 
 def wait_for(predicate, timeout: float, interval: float = 0.2):

@@ -81,7 +81,11 @@ class ApiTest(WorldTestCase):
 
     def test_lint_errors_come_back_as_field_errors(self):
         response = self.post_run(
-            {"task": "spin", "model": "model-a", "spec_text": GOOD.replace("MODULE spin", "MODULE x")}
+            {
+                "task": "spin",
+                "model": "model-a",
+                "spec_text": GOOD.replace("MODULE spin", "MODULE x"),
+            }
         )
         self.assertEqual(response.status_code, 400)
         self.assertIn("named 'x'", response.json()["fields"]["spec_text"][0])

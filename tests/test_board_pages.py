@@ -1,6 +1,7 @@
 """Each board page through the test client, on a small world and on the published figures."""
 
 import re
+import tempfile
 from pathlib import Path
 
 from django.test import TestCase, override_settings
@@ -11,6 +12,7 @@ from leaderboard.models import Run, Task, TraceCorpus
 from tests.base import WorldTestCase, make_run
 
 FULL = {"syntax": 1.0, "runtime": 1.0, "conformance": 1.0, "invariant": 1.0}
+NO_CONTRACTS = override_settings(TASKS_DATA_DIR=Path("/nonexistent-tasks-data"))
 
 
 class SmallWorldPageTests(WorldTestCase):
@@ -52,6 +54,7 @@ class SmallWorldPageTests(WorldTestCase):
         self.assertEqual({r.pk for r, _, _ in response.context["runs"]}, {finished.pk, queued.pk})
         self.assertContains(response, "Queued")
 
+    @NO_CONTRACTS
     def test_the_task_description_is_markdown_with_raw_html_escaped(self):
         Task.objects.filter(pk=self.spin.pk).update(
             description="A **spinlock**.\n\n<script>alert(1)</script> [x](javascript:alert(1))"
@@ -61,6 +64,7 @@ class SmallWorldPageTests(WorldTestCase):
         self.assertNotContains(response, "<script>alert(1)")
         self.assertNotContains(response, "javascript:")
 
+    @NO_CONTRACTS
     def test_a_task_without_trace_data_says_conformance_is_na(self):
         response = self.client.get(reverse("task_detail", args=["etcd"]))
         self.assertContains(response, "No trace data: conformance N/A.")
@@ -101,8 +105,6 @@ no_traces_reason: nothing recorded
 
 class TaskContractPageTests(WorldTestCase):
     def test_the_task_page_shows_the_contract(self):
-        import tempfile
-
         with tempfile.TemporaryDirectory() as root:
             folder = Path(root) / "spin"
             folder.mkdir()
@@ -116,10 +118,20 @@ class TaskContractPageTests(WorldTestCase):
         self.assertContains(response, "MutualExclusion")
         self.assertContains(response, "the traces observe no scheduler")
 
+    @NO_CONTRACTS
     def test_a_task_without_a_contract_says_so(self):
-        with override_settings(TASKS_DATA_DIR=Path("/nonexistent-tasks-data")):
-            response = self.client.get(reverse("task_detail", args=["spin"]))
+        response = self.client.get(reverse("task_detail", args=["spin"]))
         self.assertContains(response, "not published yet")
+
+    def test_traces_named_by_the_contract_but_not_imported_are_not_called_na(self):
+        with tempfile.TemporaryDirectory() as root:
+            (Path(root) / "spin").mkdir()
+            contract = CONTRACT.replace("traces: null", "traces: {format: spin-windows, paths: []}")
+            (Path(root) / "spin" / "task.yaml").write_text(contract)
+            with override_settings(TASKS_DATA_DIR=Path(root)):
+                response = self.client.get(reverse("task_detail", args=["spin"]))
+        self.assertContains(response, "no windows have been imported")
+        self.assertNotContains(response, "conformance N/A")
 
 
 class PublishedBoardPageTests(TestCase):

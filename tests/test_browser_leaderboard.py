@@ -28,6 +28,8 @@ def test_the_leaderboard_opens_with_gemini_first_and_sorts_and_filters(browser, 
     assert len(shown_models(browser)) == 11
     # plotly.js from our static files drew the phase chart.
     wait_for(browser, "#phase-chart .main-svg")
+    wait_for(browser, "#funnel-chart .main-svg")
+    browser.set_window_size(1600, 2000)  # the whole page, charts included, in the artifact
     save_screenshot(browser, "leaderboard")
 
     browser.find_element("css selector", 'th[data-key="name"] a').click()

@@ -12,7 +12,6 @@ from leaderboard.models import Run
 from tests.base import (
     make_action_result,
     make_model,
-    make_phase_result,
     make_run,
     make_task,
     make_window_result,

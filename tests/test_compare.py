@@ -20,7 +20,10 @@ class CompareModelsTest(WorldTestCase):
         self.run_a = make_run(self.model_a, self.spin, phases=PHASES)
         self.run_b = make_run(self.model_b, self.spin, phases={**PHASES, "conformance": 0.0})
         # spin actions: Acquire passes in both, Release in A only, Retry in B only, Spin in neither.
-        for run, passing in ((self.run_a, {"Acquire", "Release"}), (self.run_b, {"Acquire", "Retry"})):
+        for run, passing in (
+            (self.run_a, {"Acquire", "Release"}),
+            (self.run_b, {"Acquire", "Retry"}),
+        ):
             for action in ("Acquire", "Release", "Retry", "Spin"):
                 make_action_result(conformance_of(run), action, 4 if action in passing else 3, 4)
         make_run(self.model_a, self.etcd, phases={"syntax": 1.0, "runtime": 0.5})
@@ -55,7 +58,9 @@ class CompareModelsTest(WorldTestCase):
         html = self.page().content.decode()
         grid = html.split('id="task-spin"')[1].split("</section>")[0]
         boxes = {
-            name: re.findall(r"<code>(\w+)</code>", grid.split(f'class="{name}"')[1].split("</div>")[0])
+            name: re.findall(
+                r"<code>(\w+)</code>", grid.split(f'class="{name}"')[1].split("</div>")[0]
+            )
             for name in ("a-only", "b-only", "both", "neither")
         }
         self.assertEqual(boxes, {"a-only": ["Release"], "b-only": ["Retry"], "both": ["Acquire"],
@@ -79,7 +84,11 @@ class CompareModelsTest(WorldTestCase):
         response = self.page()
         self.assertContains(response, "/static/plotly/plotly.min.js")
         self.assertNotContains(response, "cdn.plot.ly")
-        data = json.loads(response.content.decode().split('id="compare-chart-data" type="application/json">')[1].split("</script>")[0])
+        data = json.loads(
+            response.content.decode()
+            .split('id="compare-chart-data" type="application/json">')[1]
+            .split("</script>")[0]
+        )
         self.assertEqual([t["name"] for t in data["data"]], ["Model A", "Model B"])
         self.assertEqual(data["data"][0]["y"][:1], [82.5])
 

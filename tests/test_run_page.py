@@ -46,7 +46,7 @@ class RunPageTest(WorldTestCase):
             "AcquireLock",
             3,
             4,
-            detail={"specificity": {"negatives": 40, "accepted": 3}},
+            detail={"specificity": {"checked": 40, "wrongly_accepted": 3, "by_family": {}}},
         )
         make_action_result(self.conformance, "ReleaseLock", 5, 5)
         self.window = make_window_result(
@@ -98,6 +98,21 @@ class RunPageTest(WorldTestCase):
         self.assertIn("3 of 40 negative windows wrongly accepted", acquire)
         self.assertIn(">passes<", release)
 
+    def test_it_shows_runtime_coverage_per_action(self):
+        runtime = make_phase_result(self.run, "runtime", 0.5)
+        fired = {"line": 4, "generated": 12, "distinct": 7, "fired": True, "error": None}
+        failed = {"line": 9, "generated": 0, "fired": True, "error": {"message": "apply pc to 3"}}
+        make_action_result(runtime, "AcquireLock", 1, 1, detail=fired)
+        make_action_result(runtime, "ReleaseLock", 0, 1, detail=failed)
+        html = self.page().content.decode()
+        table = html.split('class="actions runtime-actions"')[1].split("</table>")[0]
+        acquire, release = table.split("<tr>")[2:4]
+        self.assertIn('href="#L4"', acquire)
+        self.assertIn("generated 12", acquire)
+        self.assertNotIn("None", acquire)
+        self.assertIn(">no<", release)
+        self.assertIn("apply pc to 3", release)
+
     def test_it_highlights_only_the_differing_variable_of_a_failing_window(self):
         html = self.page().content.decode()
         section = html.split('id="action-AcquireLock"')[1].split("</section>")[0]
@@ -143,8 +158,30 @@ class RunPageTest(WorldTestCase):
         self.assertIn("2 states", section)
         self.assertIn("<th>lockState</th>", section)
         rows = section.split("<tbody>")[1].split("</tr>")
-        self.assertIn('class="changed"><code>&quot;locked&quot;', rows[1])
+        self.assertIn('class="changed"><code>locked</code>', rows[1])
         self.assertNotIn('id="invariant-NoDeadlock"', html)
+
+    def test_it_reads_the_invariant_phase_trace_format_with_a_lasso(self):
+        invariants = self.run.phase_results.get(phase="invariant")
+        make_invariant_result(invariants, "EventuallyReleased", kind="liveness", verdict="violated",
+                              counterexample=[
+            {"step": 1, "action": "Initial predicate", "vars": {"lockState": '"unlocked"'}},
+            {"step": 2, "action": "AcquireLock", "vars": {"lockState": '"locked"'}},
+            {"step": 3, "action": "AcquireLock", "back_to": 2},
+        ])  # fmt: skip
+        html = self.page().content.decode()
+        section = html.split('id="invariant-EventuallyReleased"')[1].split("</section>")[0]
+        self.assertEqual(re.findall(r"<th>(\w+)</th>", section), ["step", "lockState"])
+        self.assertIn("AcquireLock (loops back to state 2)", section)
+        self.assertIn('class="changed"><code>&quot;locked&quot;</code>', section)
+
+    def test_a_skipped_phase_says_why(self):
+        make_phase_result(self.run, "runtime", 0.0, status="skipped",
+                          details={"reason": "the module does not parse"})  # fmt: skip
+        html = self.page().content.decode()
+        card = html.split('id="phase-runtime"')[1].split("</article>")[0]
+        self.assertIn("Skipped", card)
+        self.assertIn("the module does not parse", card)
 
     def test_it_caps_failing_windows_per_action_until_expanded(self):
         for i in range(12):

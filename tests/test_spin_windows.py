@@ -112,3 +112,11 @@ def test_blank_lines_are_skipped(tmp_path, contract):
     assert len(cut_windows(contract, data)) == sum(
         1 for line in lines if json.loads(line)["action"] != "TryAcquireBlocking"
     )
+
+
+def test_duplicate_window_id_names_the_second_line(tmp_path, contract):
+    lines = _real_lines(2)
+    data = _data_with(tmp_path, [lines[1], lines[1]])
+    with pytest.raises(WindowFormatError) as caught:
+        cut_windows(contract, data)
+    assert str(caught.value) == f"{data / SPIN_FILE}:2: duplicate window_id '1'"

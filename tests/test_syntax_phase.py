@@ -73,7 +73,7 @@ def test_extending_ioutils_is_refused():
 
 
 def test_without_contract_the_declared_module_is_used_and_results_repeat():
-    first, second = check_syntax(GOOD, None), check_syntax(GOOD, None)
+    first = check_syntax(GOOD, None)
     assert first.details["module"] == "spin" and first.score == 1.0
     broken = GOOD.replace("Tail(q)", "Tail(q")
     a, b = check_syntax(broken, None), check_syntax(broken, None)

@@ -86,7 +86,9 @@ class UploadLintTest(WorldTestCase):
         self.assert_rejected(response, "spec_text", "EXTENDS IOUtils is not allowed")
 
     def test_it_rejects_extends_ioutils(self):
-        response = self.post(spec_text=GOOD.replace("EXTENDS TLC, FiniteSets", "EXTENDS TLC,\n  IOUtils"))
+        response = self.post(
+            spec_text=GOOD.replace("EXTENDS TLC, FiniteSets", "EXTENDS TLC,\n  IOUtils")
+        )
         self.assert_rejected(response, "spec_text", "Line 5: EXTENDS IOUtils is not allowed")
         self.assertIn("FiniteSetsExt", field_errors(response, "spec_text")[0])
 
@@ -111,7 +113,9 @@ class UploadLintTest(WorldTestCase):
 @pytest.mark.tla
 class UploadSanyTest(WorldTestCase):
     def test_it_reports_a_sany_parse_error_with_its_line(self):
-        text = GOOD.replace("  /\\ pc' = [pc EXCEPT ![t] = \"acquiring\"]", "  /\\ pc' = [pc EXCEPT ![t] = ", 1)
+        text = GOOD.replace(
+            '  /\\ pc\' = [pc EXCEPT ![t] = "acquiring"]', "  /\\ pc' = [pc EXCEPT ![t] = ", 1
+        )
         with self.captureOnCommitCallbacks(execute=False) as callbacks:
             response = self.client.post(
                 reverse("submit"), {"task": "spin", "model": "model-a", "spec_text": text}

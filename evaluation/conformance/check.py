@@ -52,7 +52,7 @@ def _check(spec_text, contract, windows, adapter, start) -> PhaseOutcome:
         spec_module=module_name(spec_text) or contract.module,
         nonce=secrets.token_hex(6),
         adapter=adapter,
-        observed=list(contract.schema),
+        observed=_constrained(contract, windows),
         vocab=vocab,
         spec_variables=variables,
         constants={
@@ -98,6 +98,14 @@ def _check(spec_text, contract, windows, adapter, start) -> PhaseOutcome:
     }
     status = "timeout" if budget.timed_out else "ran"
     return PhaseOutcome("conformance", status, score, details, action_outcomes, window_outcomes)
+
+
+def _constrained(contract, windows) -> list[str]:
+    """Schema variables a window may constrain: the observed ones and any a window mentions.
+    Unobserved ones (spin's callType) stay out of the projection, so a spec exposing them
+    under other names needs no adapter entry for them here."""
+    named = {v for w in windows for side in ("pre_state", "post_state") for v in w.get(side) or {}}
+    return [v for v, var in contract.schema.items() if var.observed or v in named]
 
 
 def _explain(problem: str, adapter, actions: list[str]) -> str:

@@ -44,9 +44,14 @@ def differences(actual: dict, expected: dict) -> list[dict]:
 
 
 def _show(value):
-    if isinstance(value, str | int | bool | dict | list) or value is None:
-        return value if not isinstance(value, dict) else {k: _show(v) for k, v in value.items()}
-    return repr(value)
+    """JSON-friendly; a model value is shown as a marker that never equals a string."""
+    if isinstance(value, dict):
+        return {k if isinstance(k, str) else repr(k): _show(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_show(v) for v in value]
+    if isinstance(value, str | int | bool) or value is None:
+        return value
+    return {"tla": repr(value)}
 
 
 def read_tagged(output: str, nonce: str, tag: str) -> list[tuple]:
@@ -82,8 +87,11 @@ def successors(
 
 
 def closest(found: list[dict], post: dict) -> list[dict]:
-    ranked = sorted(found, key=lambda s: (len(differences(s, post)), repr(s)))
-    return [
-        {"successor": {v: _show(s.get(v)) for v in post}, "differences": differences(s, post)}
-        for s in ranked[:MAX_SUCCESSORS]
-    ]
+    """The distinct successors (seen on the window's variables) nearest to its post-state."""
+    seen: list[dict] = []
+    for state in found:
+        shown = {v: _show(state.get(v)) for v in post}
+        if not any(same(shown, s) for s in seen):
+            seen.append(shown)
+    ranked = sorted(seen, key=lambda s: (len(differences(s, post)), repr(s)))
+    return [{"successor": s, "differences": differences(s, post)} for s in ranked[:MAX_SUCCESSORS]]

@@ -88,10 +88,25 @@ def attributed_case(run: ToolRun, nonce: str) -> int | None:
     return None
 
 
-def error_text(run: ToolRun) -> str:
-    errors = [m.text for m in run.messages if m.severity == 1 and m.code not in (2121,)]
-    text = "\n".join(errors) or run.note or f"TLC exited with {run.exit_code}"
-    return text[:1500]
+_BOILERPLATE = (
+    "TLC threw an unexpected exception",
+    "This was probably caused",
+    "See the User Output",
+    "The exception was a java",
+)
+
+
+def error_text(run: ToolRun, nonce: str) -> str:
+    """TLC's error messages without boilerplate, with the per-run nonce masked so the same
+    spec and windows always give the same reason."""
+    errors = [m.text for m in run.messages if m.severity == 1 and m.code != tlcmsg.BEHAVIOR]
+    lines = [
+        line.lstrip(": ")
+        for line in "\n".join(errors).splitlines()
+        if line.strip() and not line.startswith(_BOILERPLATE)
+    ]
+    text = "\n".join(lines) or run.note or f"TLC exited with {run.exit_code}"
+    return text.replace(nonce, "")[:1500]
 
 
 def tagged(output: str, nonce: str, tag: str) -> list[int]:
@@ -158,13 +173,13 @@ def _absorb(run: ToolRun, plan, chunk, results, budget) -> list[list[int]]:
         return []
     problem = _setup_problem(run)
     if problem:
-        raise SetupError(problem)
+        raise SetupError(problem.replace(plan.nonce, ""))
     k = attributed_case(run, plan.nonce)
     if k is not None and 1 <= k <= len(chunk):
-        results[chunk[k - 1]] = CaseResult("error", error_text(run))
+        results[chunk[k - 1]] = CaseResult("error", error_text(run, plan.nonce))
         rest = chunk[: k - 1] + chunk[k:]
         return [rest] if rest else []
     if len(chunk) > 1:
         return _halves(chunk)
-    results[chunk[0]] = CaseResult("error", error_text(run))
+    results[chunk[0]] = CaseResult("error", error_text(run, plan.nonce))
     return []

@@ -35,6 +35,9 @@ CONTRACT_EXTENDS = ("Integers", "Sequences", "FiniteSets", "TLC")
 EXIT_SAFETY_VIOLATED = 12
 EXIT_LIVENESS_VIOLATED = 13
 EXIT_DEADLOCK = 11
+NO_SPEC_NOTE = (
+    "the spec defines no Spec, so this was checked under Init /\\ [][Next] without fairness"
+)
 _QUEUE_EMPTY = re.compile(r"\b0 states left on queue")
 _STATE_HEAD = re.compile(r"^(\d+):\s*(.*)$")
 _VAR_LINE = re.compile(r"^(?:/\\\s+)?([A-Za-z_][A-Za-z0-9_]*)\s+=\s?(.*)$")
@@ -335,6 +338,10 @@ def check_invariants(
     )
     verdicts = _check_all(check, contract, budget)
     outcomes = [verdicts[inv.name] for inv in contract.invariants]
+    if not check.has_fairness_spec:
+        for outcome in outcomes:
+            if outcome.kind == "liveness":
+                outcome.reason = "; ".join(filter(None, [outcome.reason, NO_SPEC_NOTE]))
     holds = sum(1 for o in outcomes if o.verdict == "holds")
     details.update(
         {
@@ -356,46 +363,53 @@ def check_invariants(
 
 
 def _check_all(check: CheckModules, contract: Contract, budget: _Budget) -> dict:
-    verdicts: dict[str, InvariantOutcome] = {}
-    safety = [inv.name for inv in contract.invariants if inv.kind == "safety"]
-    if len(safety) > 1:
-        verdicts.update(_check_safety_together(check, contract, safety, budget))
+    kinds = {inv.name: inv.kind for inv in contract.invariants}
+    verdicts = _check_together(check, contract, kinds, budget)
     for inv in contract.invariants:
         if inv.name not in verdicts:
             verdicts[inv.name] = _check_one(check, contract, inv.name, inv.kind, budget)
     return verdicts
 
 
-def _check_safety_together(check, contract, names: list[str], budget: _Budget) -> dict:
-    """Safety invariants in one run while that still separates the verdicts.
+def _check_together(check, contract, kinds: dict[str, str], budget: _Budget) -> dict:
+    """Invariants in one TLC run while that still separates the verdicts.
 
-    BFS explores states in the same order whatever the invariants, so when a joint run stops at
-    its first bad state, that state is also the first (and its trace the same shortest trace) an
-    individual run of the named invariant would find: that invariant is violated with exactly
-    that counterexample, and the rest are checked again together. The name comes from TLC's
-    2110 message, which a spec cannot forge: it contains the generated prefix, a hash of the
-    spec text that the text does not contain. A clean joint run means each invariant holds. Any
-    other answer (timeout, error) says nothing about a single invariant: the remaining ones are
-    then checked one by one.
+    - A clean run (every state explored, no error) means each invariant in it holds.
+    - A safety violation names the invariant in TLC's 2110 message, which a spec cannot forge
+      (it contains the generated prefix, a hash of the spec text that the text does not
+      contain). BFS explores states in the same order whatever is checked, so the bad state it
+      stopped at is also the first an individual run of that invariant would find, with the same
+      shortest trace: that invariant is violated with exactly this counterexample, and the rest
+      are run together again.
+    - A temporal violation (exit 13) does not say which property failed, and may come before the
+      state space is exhausted: the liveness properties are then checked one by one, and the
+      safety invariants together again.
+    - Anything else (timeout, error) says nothing about a single invariant: all that remain are
+      checked one by one.
     """
     verdicts: dict[str, InvariantOutcome] = {}
-    remaining = list(names)
-    while len(remaining) > 1:
-        label = f"safety together: {', '.join(remaining)}"
-        run = _run(check, contract, check.cfg(safety=remaining), budget, label)
+    remaining = list(kinds)
+    while len(remaining) > 1 and not budget.fatal:
+        safety = [n for n in remaining if kinds[n] == "safety"]
+        liveness = [n for n in remaining if kinds[n] == "liveness"]
+        label = f"together: {', '.join(remaining)}"
+        run = _run(check, contract, check.cfg(safety=safety, liveness=liveness), budget, label)
         if run is None:
             break
         if completed_without_error(run):
             for name in remaining:
                 verdicts[name] = InvariantOutcome(
-                    name, "safety", "holds", "checked together with other safety invariants"
+                    name, kinds[name], "holds", "checked together with the other invariants"
                 )
-            return verdicts
-        violated = _violated_name(check, run, remaining)
-        if violated is None or budget.fatal:
             break
-        verdicts[violated] = verdict_from_run(violated, "safety", run, budget.per_invariant)
-        remaining.remove(violated)
+        violated = _violated_name(check, run, safety)
+        if violated is not None:
+            verdicts[violated] = verdict_from_run(violated, "safety", run, budget.per_invariant)
+            remaining.remove(violated)
+        elif run.exit_code == EXIT_LIVENESS_VIOLATED and run.status == "error" and liveness:
+            remaining = safety
+        else:
+            break
     return verdicts
 
 
@@ -418,13 +432,7 @@ def _check_one(check, contract, name: str, kind: str, budget: _Budget) -> Invari
         return InvariantOutcome(
             name, kind, "timeout", "the phase's time budget ran out before this invariant"
         )
-    outcome = verdict_from_run(name, kind, run, budget.per_invariant)
-    if kind == "liveness" and not check.has_fairness_spec:
-        note = (
-            "the spec defines no Spec, so this was checked under Init /\\ [][Next] without fairness"
-        )
-        outcome.reason = f"{outcome.reason}; {note}" if outcome.reason else note
-    return outcome
+    return verdict_from_run(name, kind, run, budget.per_invariant)
 
 
 def _run(check, contract, cfg: str, budget: _Budget, label: str) -> ToolRun | None:

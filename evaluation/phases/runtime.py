@@ -97,7 +97,7 @@ def _finish(run, universe, coverage, failed, details, started) -> PhaseOutcome:
     details["exit_code"] = run.exit_code
     details["completed"] = run.status == "ok"
     if run.exit_code == 11:
-        details["deadlock"] = _error_detail(run.messages)
+        details["deadlock_found"] = _error_detail(run.messages)
     elif run.status != "ok":
         details["error"] = _error_detail(run.messages) or {"message": run.note}
     if not universe:

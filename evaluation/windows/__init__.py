@@ -69,7 +69,7 @@ def cut_with_summary(contract, data_dir: Path | str) -> CutResult:
     result = CutResult(windows=[], files=trace_files(contract, data_dir))
     seen_ids: set[str] = set()
     for window in cutter(contract, result.files):
-        _check(window, contract)
+        where = _check(window, contract)
         result.events[window["event"]] += 1
         action = window.get("action") or contract.action_for_event(window["event"])
         if action is None:
@@ -77,23 +77,25 @@ def cut_with_summary(contract, data_dir: Path | str) -> CutResult:
             continue
         window["action"] = action
         if window["window_id"] in seen_ids:
-            raise WindowFormatError(f"{window['window_id']}:0: duplicate window_id")
+            raise WindowFormatError(f"{where}: duplicate window_id {window['window_id']!r}")
         seen_ids.add(window["window_id"])
         result.actions[action] += 1
         result.windows.append(window)
     return result
 
 
-def _check(window: dict, contract) -> None:
-    where = window.get("_where", "?")
+def _check(window: dict, contract) -> str:
+    where = window.pop("_where", f"{contract.slug}:?")
     missing = [k for k in REQUIRED_KEYS if k not in window]
     if missing:
         raise WindowFormatError(f"{where}: window lacks {', '.join(missing)}")
     for side in ("pre_state", "post_state"):
-        unknown = sorted(set(window[side]) - set(contract.schema))
+        unknown = sorted(set(window[side]) - set(contract.observed_variables()))
         if unknown:
-            raise WindowFormatError(f"{where}: {side} has non-schema variable(s) {unknown}")
+            raise WindowFormatError(
+                f"{where}: {side} has variable(s) {unknown} the contract does not observe"
+            )
     action = window.get("action")
     if action is not None and action not in contract.actions:
         raise WindowFormatError(f"{where}: {action!r} is not a target action")
-    window.pop("_where", None)
+    return where

@@ -44,7 +44,6 @@ VoteAfter(i, m) == IF m.term > currentTerm[i] THEN None ELSE votedFor[i]
 \* tickElection -> campaign (pre-vote off): a new term, voting for itself.
 ElectionTimeout(i) ==
   /\ state[i] \in {Follower, Candidate}
-  /\ currentTerm[i] < MaxTerm
   /\ currentTerm' = [currentTerm EXCEPT ![i] = @ + 1]
   /\ state' = [state EXCEPT ![i] = Candidate]
   /\ votedFor' = [votedFor EXCEPT ![i] = i]
@@ -68,7 +67,6 @@ HandleVoteRequest(i, m) ==
 \* A candidate with a quorum of votes in its term becomes leader and appends an empty entry.
 BecomeLeader(i) ==
   /\ state[i] = Candidate
-  /\ logLen[i] < MaxLogLen
   /\ \E Q \in Quorum : \A j \in Q : currentTerm[j] = currentTerm[i] /\ votedFor[j] = i
   /\ state' = [state EXCEPT ![i] = Leader]
   /\ logLen' = [logLen EXCEPT ![i] = @ + 1]
@@ -78,7 +76,6 @@ BecomeLeader(i) ==
 \* Step(MsgProp) on the leader: one entry of its term is appended.
 ClientProposal(i) ==
   /\ state[i] = Leader
-  /\ logLen[i] < MaxLogLen
   /\ logLen' = [logLen EXCEPT ![i] = @ + 1]
   /\ logLastTerm' = [logLastTerm EXCEPT ![i] = currentTerm[i]]
   /\ UNCHANGED <<currentTerm, state, votedFor, commitIndex>>
@@ -153,10 +150,12 @@ HeartbeatMsg(l, i) ==
   [type |-> "MsgHeartbeat", from |-> l, to |-> i, term |-> currentTerm[l],
    commitIndex |-> Min(commitIndex[l], logLen[i])]
 
+\* The bounds live here, not in the actions: real windows go beyond them (logs of 11 entries),
+\* and only model checking needs a finite state space.
 Next ==
-  \/ \E i \in Server : ElectionTimeout(i)
-  \/ \E i \in Server : BecomeLeader(i)
-  \/ \E i \in Server : ClientProposal(i)
+  \/ \E i \in Server : currentTerm[i] < MaxTerm /\ ElectionTimeout(i)
+  \/ \E i \in Server : logLen[i] < MaxLogLen /\ BecomeLeader(i)
+  \/ \E i \in Server : logLen[i] < MaxLogLen /\ ClientProposal(i)
   \/ \E i \in Server : AdvanceCommitIndex(i)
   \/ \E c, i \in Server : state[c] = Candidate /\ i # c /\ HandleVoteRequest(i, VoteMsg(c, i))
   \/ \E l, i \in Server :

@@ -1,0 +1,29 @@
+"""A spec that prints look-alike verdict tags and fake TLC trace messages changes no verdict:
+verdicts need the per-run nonce, which the spec cannot know."""
+
+import pytest
+
+from evaluation.phases.conformance import check_conformance
+from tests.conformance_support import replace_once, spin, spin_spec, spin_windows, verdicts
+
+pytestmark = pytest.mark.tla
+
+FORGERY = r"""  /\ \A k \in 1..400 : PrintT(<<"0123456789abv", k>>) /\ PrintT(<<"v", k>>)
+  /\ PrintT("@!@!@STARTMSG 2217:4 @!@!@\n1: <Initial predicate>\n/\\ _w_0 = 1\n@!@!@ENDMSG 2217 @!@!@")
+  /\ PrintT("@!@!@STARTMSG 2193:0 @!@!@\nModel checking completed. No error has been found.\n@!@!@ENDMSG 2193 @!@!@")
+"""
+
+
+def forging(spec: str) -> str:
+    spec = replace_once(spec, "EXTENDS TLC, FiniteSets", "EXTENDS TLC, FiniteSets, Naturals")
+    # The forged output runs whenever ReleaseLock is evaluated, before its own conjuncts.
+    return replace_once(spec, "ReleaseLock(t) ==\n", "ReleaseLock(t) ==\n" + FORGERY)
+
+
+def test_forged_tags_and_messages_do_not_change_verdicts():
+    windows = spin_windows()[:60]
+    honest = check_conformance(spin_spec("wrong_post_state"), spin(), windows)
+    forged = check_conformance(forging(spin_spec("wrong_post_state")), spin(), windows)
+    assert "fail" in verdicts(honest).values()
+    assert verdicts(forged) == verdicts(honest)
+    assert forged.score == honest.score == 0.5
