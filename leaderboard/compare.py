@@ -7,11 +7,8 @@ that count; reported runs carry only published figures, so they get a note, not 
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
-
-import plotly.graph_objects as go
 
 from leaderboard.aggregate import PHASE_LABELS, PHASES, get_board
 from leaderboard.models import ActionResult, ModelUnderTest, Run
@@ -210,21 +207,33 @@ def sign_test(k: int, m: int) -> float:
 
 
 def _chart(labels, values_a, values_b, name_a, name_b, title) -> dict:
-    figure = go.Figure(
-        [
-            go.Bar(name=name_a, x=labels, y=values_a, marker_color="#2456c8"),
-            go.Bar(name=name_b, x=labels, y=values_b, marker_color="#e0892b"),
-        ]
-    )
-    figure.update_layout(
-        barmode="group",
-        title={"text": title, "font": {"size": 14}},
-        yaxis={"range": [0, 100]},
-        height=360,
-        margin={"l": 40, "r": 10, "t": 50, "b": 80},
-        legend={"orientation": "h", "y": -0.25},
-    )
-    return json.loads(figure.to_json())
+    """Grouped bars as a plain plotly.js figure (building a plotly.py Figure costs ~50 ms)."""
+    return {
+        "data": [
+            {
+                "type": "bar",
+                "name": name_a,
+                "x": labels,
+                "y": values_a,
+                "marker": {"color": "#2456c8"},
+            },
+            {
+                "type": "bar",
+                "name": name_b,
+                "x": labels,
+                "y": values_b,
+                "marker": {"color": "#e0892b"},
+            },
+        ],
+        "layout": {
+            "barmode": "group",
+            "title": {"text": title, "font": {"size": 14}},
+            "yaxis": {"range": [0, 100]},
+            "height": 360,
+            "margin": {"l": 40, "r": 10, "t": 50, "b": 80},
+            "legend": {"orientation": "h", "y": -0.25},
+        },
+    }
 
 
 def _overall(cell: dict | None) -> float | None:
