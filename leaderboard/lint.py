@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from django.conf import settings
 
 from evaluation.contracts import ContractError, load_contract, parse_adapter
-from evaluation.tla.sandbox import TLCSET, Limits, run_sany
+from evaluation.tla.sandbox import TLCSET, Limits, precheck_spec, run_sany
 from leaderboard.drilldown import lines_in
 
 MODULE_HEADER = re.compile(r"^\s*-{4,}\s*MODULE\s+([A-Za-z0-9_]+)\s*-{4,}", re.MULTILINE)
@@ -85,6 +85,7 @@ def check_spec_text(text: str, contract) -> str:
         check_module(code, contract.module)
         or check_forbidden(code)
         or check_extends(code, contract.extends_allowed)
+        or check_precheck(text, contract)
         or check_sany(text, contract.module)
     )
 
@@ -126,6 +127,12 @@ def check_extends(code: str, allowed) -> str:
                 f"{', '.join(sorted(allowed))}."
             )
     return ""
+
+
+def check_precheck(text: str, contract) -> str:
+    """The scorer's own refusal list, so lint never passes what scoring would refuse."""
+    reasons = precheck_spec(text, contract.extends_allowed, contract.module)
+    return f"The spec cannot be scored: {'; '.join(reasons)}." if reasons else ""
 
 
 def extended_modules(code: str) -> list[tuple[int, str]]:

@@ -2,7 +2,8 @@
 (* MUTANT of the etcd reference spec (test fixture).
    Dropped guard: HandleVoteRequest no longer checks whether the node already voted in this
    term. Every window still passes (windows only show granted votes), but two leaders can be
-   elected in one term: MoreThanOneLeaderInv is violated. *)
+   elected in one term (MoreThanOneLeaderInv is violated), and a candidate can give its vote
+   away (EtcdStateTransitionInv, VoteConsistencyInv). *)
 EXTENDS Naturals, FiniteSets, Sequences, TLC
 
 CONSTANTS Server, MaxTerm, MaxLogLen
