@@ -44,7 +44,10 @@ class Task(models.Model):
 
 
 class ModelUnderTest(models.Model):
-    """An AI model or agent whose specs are scored (named to avoid clashing with django.db.models.Model)."""
+    """An AI model or agent whose specs are scored.
+
+    Named ModelUnderTest so it never shadows django.db.models.Model.
+    """
 
     class Kind(models.TextChoices):
         LLM = "llm", "LLM"
@@ -146,7 +149,9 @@ class Run(models.Model):
         self.fingerprint = fingerprint
         self.finished_at = timezone.now()
         self.failure_reason = ""
-        self.save(update_fields=["status", "overall", "fingerprint", "finished_at", "failure_reason"])
+        self.save(
+            update_fields=["status", "overall", "fingerprint", "finished_at", "failure_reason"]
+        )
         # A finished run can change the board; drop the cached one (leaderboard/aggregate.py).
         from leaderboard.aggregate import invalidate_board_cache
 
@@ -159,7 +164,10 @@ class Run(models.Model):
         self.save(update_fields=["status", "failure_reason", "finished_at"])
 
     def requeue(self) -> bool:
-        """RUNNING -> QUEUED for a run whose worker died; conditional so it cannot race a live finish."""
+        """RUNNING -> QUEUED for a run whose worker died.
+
+        Conditional on RUNNING so it cannot race a worker that finishes at the same moment.
+        """
         return bool(
             Run.objects.filter(pk=self.pk, status=self.Status.RUNNING).update(
                 status=self.Status.QUEUED, started_at=None
@@ -224,6 +232,9 @@ class ActionResult(models.Model):
             models.UniqueConstraint(fields=["phase_result", "action"], name="one_row_per_action"),
         ]
 
+    def __str__(self) -> str:
+        return f"{self.action}: {self.passed}/{self.total}"
+
     @property
     def pass_rate(self) -> float | None:
         return self.passed / self.total if self.total else None
@@ -253,6 +264,9 @@ class WindowResult(models.Model):
         ordering = ["phase_result", "action", "id"]
         indexes = [models.Index(fields=["phase_result", "verdict"])]
 
+    def __str__(self) -> str:
+        return f"{self.action} window {self.window_id}: {self.verdict}"
+
 
 class InvariantResult(models.Model):
     class Kind(models.TextChoices):
@@ -280,6 +294,9 @@ class InvariantResult(models.Model):
             models.UniqueConstraint(fields=["phase_result", "name"], name="one_row_per_invariant"),
         ]
 
+    def __str__(self) -> str:
+        return f"{self.name}: {self.verdict}"
+
 
 class TraceCorpus(models.Model):
     """One imported version of a task's trace windows; the hash is the corpus version."""
@@ -296,6 +313,9 @@ class TraceCorpus(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["task", "version"], name="one_corpus_per_version"),
         ]
+
+    def __str__(self) -> str:
+        return f"{self.task_id} corpus {self.version[:12]}"
 
 
 class TraceWindow(models.Model):
@@ -317,6 +337,9 @@ class TraceWindow(models.Model):
             models.UniqueConstraint(fields=["corpus", "window_id"], name="unique_window_in_corpus"),
         ]
 
+    def __str__(self) -> str:
+        return f"{self.action} {self.trace_id}#{self.window_id}"
+
 
 class ApiToken(models.Model):
     """A bearer token for the JSON API; only its sha256 is stored."""
@@ -326,3 +349,6 @@ class ApiToken(models.Model):
     token_hash = models.CharField(max_length=64, unique=True)
     created_at = models.DateTimeField(default=timezone.now)
     last_used_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.user})"
