@@ -1,11 +1,12 @@
-"""P1+P2 wall time for a few spec sizes (median of several runs) and the JVM flag effect.
+"""P1+P2 wall time for a few spec sizes (median of several runs); JVM flags and AppCDS effect.
 
-.venv/bin/python bench/p1p2.py [--runs 3]
+.venv/bin/python bench/p1p2.py [--runs 3] [--jvm-only]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -15,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from evaluation.phases.runtime import check_runtime  # noqa: E402
 from evaluation.phases.syntax import check_syntax  # noqa: E402
-from evaluation.tla import sandbox  # noqa: E402
+from evaluation.tla import appcds, sandbox  # noqa: E402
 
 
 def spec(actions: int) -> str:
@@ -50,7 +51,11 @@ def median_time(fn, runs: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=3)
-    runs = parser.parse_args().runs
+    parser.add_argument("--jvm-only", action="store_true", help="only the JVM start-up figures")
+    args = parser.parse_args()
+    runs = args.runs
+    if args.jvm_only:
+        return jvm_section(max(runs, 5))
     print("P1+P2 wall time (median of", runs, "runs)")
     for actions in (2, 10, 40):
         text = spec(actions)
@@ -63,19 +68,59 @@ def main() -> None:
             f"  {actions:3d} actions ({len(text.splitlines())} lines): P1+P2 {t:.2f} s;"
             f" P1 with a parse error (isolation) {tb:.2f} s"
         )
+    jvm_section(max(runs, 5))
+
+
+def jvm_section(runs: int) -> None:
+    """JVM start-up on a trivial spec: default JVM, our flags, our flags + AppCDS.
+
+    The three set-ups alternate inside each round, so a shared machine's changing load hits
+    them alike; each figure is the median over the rounds."""
     trivial = spec(1)
     cfg = "INIT Init\nNEXT Next\n"
-    print("JVM flag effect, trivial spec (median of", runs, "runs):")
-    for label, flags in (
-        ("default JVM", []),
-        ("our flags " + " ".join(sandbox.JVM_FLAGS), list(sandbox.JVM_FLAGS)),
-    ):
-        sandbox.JVM_FLAGS[:] = flags
-        sany = median_time(lambda: sandbox.run_sany({"bench": trivial}, "bench"), runs)
-        tlc = median_time(
-            lambda: sandbox.run_tlc({"bench": trivial}, "bench", cfg, ["-deadlock"]), runs
-        )
+    ours = list(sandbox.JVM_FLAGS)
+    archives = [sandbox.appcds_archive(c) for c in ("tla2sany.SANY", "tlc2.TLC")]
+    setups = {
+        "default JVM, no AppCDS": ([], "off"),
+        "our flags " + " ".join(ours) + ", no AppCDS": (ours, "off"),
+    }
+    if None not in archives:
+        setups["our flags + AppCDS"] = (ours, os.environ.get(appcds.ENV_VAR, ""))
+    times: dict[str, dict[str, list[float]]] = {k: {"SANY": [], "TLC": []} for k in setups}
+    saved = os.environ.get(appcds.ENV_VAR)
+    try:
+        for _ in range(runs):
+            for label, (flags, cache) in setups.items():
+                sandbox.JVM_FLAGS[:] = flags
+                os.environ[appcds.ENV_VAR] = cache
+                times[label]["SANY"].append(
+                    timed(lambda: sandbox.run_sany({"bench": trivial}, "bench"))
+                )
+                times[label]["TLC"].append(
+                    timed(lambda: sandbox.run_tlc({"bench": trivial}, "bench", cfg, ["-deadlock"]))
+                )
+    finally:
+        sandbox.JVM_FLAGS[:] = ours
+        if saved is None:
+            os.environ.pop(appcds.ENV_VAR, None)
+        else:
+            os.environ[appcds.ENV_VAR] = saved
+    print(f"JVM start-up, trivial spec, SANY / TLC wall time (median of {runs} rounds):")
+    for label, measured in times.items():
+        sany, tlc = (statistics.median(measured[t]) for t in ("SANY", "TLC"))
         print(f"  {label}: SANY {sany:.3f} s, TLC {tlc:.3f} s")
+    if None in archives:
+        print("  AppCDS: no archive could be made here (see evaluation/tla/appcds.py)")
+    for path in filter(None, archives):
+        print(f"    archive {path} ({Path(path).stat().st_size / 1e6:.1f} MB)")
+
+
+def timed(fn) -> float:
+    started = time.monotonic()
+    run = fn()
+    if run.status != "ok":
+        raise SystemExit(f"benchmark run failed: {run.status} {run.note}")
+    return time.monotonic() - started
 
 
 if __name__ == "__main__":

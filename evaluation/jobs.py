@@ -19,6 +19,7 @@ from datetime import UTC, datetime, timedelta
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from rq.timeouts import JobTimeoutException
 
 from evaluation.contracts import ContractError, load_contract, parse_adapter
 from evaluation.pipeline import PhaseCrashed, score_spec
@@ -79,6 +80,10 @@ def evaluate_run(run_id: int) -> str:
     except PhaseCrashed as exc:
         log.exception("run %s: %s", run.pk, exc)
         return _fail(run, f"{exc}. This is a scorer problem, not your spec; it will be looked at.")
+    except JobTimeoutException:
+        return _fail(
+            run, "scoring took longer than the job time limit (RQ_JOB_TIMEOUT) and was stopped."
+        )
     except Exception as exc:
         log.exception("run %s: internal error", run.pk)
         return _fail(run, f"internal error while scoring ({type(exc).__name__}: {exc}).")

@@ -7,6 +7,7 @@ that count; reported runs carry only published figures, so they get a note, not 
 
 from __future__ import annotations
 
+import difflib
 import math
 from dataclasses import dataclass
 
@@ -82,6 +83,8 @@ def _compare_models(slug_a: str, slug_b: str) -> dict:
 def _compare_runs(id_a: str, id_b: str) -> dict:
     ids = [i for i in (id_a, id_b) if i.isdigit()]
     runs = {str(r.pk): r for r in Run.objects.select_related("model", "task").filter(pk__in=ids)}
+    if id_a in runs and not id_b:
+        return {"partners": _partners(runs[id_a])}
     if id_a not in runs or id_b not in runs:
         return {"error": "Give two existing run numbers (run_a and run_b)."}
     run_a, run_b = runs[id_a], runs[id_b]
@@ -106,6 +109,8 @@ def _compare_runs(id_a: str, id_b: str) -> dict:
         "phase_rows": _phase_rows(scores_a, scores_b),
         "tasks": [{"task": {"slug": run_a.task.slug, "name": run_a.task.name}, "grid": grid}],
         "paired": paired_note(grid["units"]),
+        "spec_diff": spec_diff(run_a.spec_text, run_b.spec_text, run_a.pk, run_b.pk),
+        "specs_identical": bool(run_a.spec_text) and run_a.spec_text == run_b.spec_text,
         "chart": _chart(
             labels,
             [_percent(scores_a.get(k)) for k in [*PHASES, "overall"]],
@@ -115,6 +120,24 @@ def _compare_runs(id_a: str, id_b: str) -> dict:
             "Phase scores (×100)",
         ),
     }
+
+
+def _partners(run: Run) -> dict:
+    """Other runs of the same task to compare `run` with, newest first."""
+    others = Run.objects.for_task(run.task).exclude(pk=run.pk).select_related("model")
+    return {"run": run, "runs": list(others.order_by("-created_at", "-id")[:30])}
+
+
+def spec_diff(text_a: str, text_b: str, id_a: int, id_b: int) -> list[dict]:
+    """A unified diff of two specs as lines with a kind (add, del, hunk, same) for colouring;
+    empty when either run has no spec (reported runs)."""
+    if not text_a or not text_b:
+        return []
+    lines = difflib.unified_diff(
+        text_a.splitlines(), text_b.splitlines(), f"run {id_a}", f"run {id_b}", lineterm=""
+    )
+    kinds = {"+": "add", "-": "del", "@": "hunk"}
+    return [{"text": line, "kind": kinds.get(line[:1], "same")} for line in lines]
 
 
 def _model_means(board, model_id: int) -> dict:

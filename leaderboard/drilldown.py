@@ -249,6 +249,7 @@ def run_page(run, expand_action: str | None = None) -> dict:
         "runtime_actions": _action_rows(results.get("runtime")),
         "conformance_actions": _action_rows(conformance),
         "failing": failing,
+        "conformance_notes": _conformance_notes(conformance),
         "window_totals": conformance.window_results.aggregate(
             total=Count("id"), failed=Count("id", filter=~Q(verdict="pass"))
         )
@@ -265,6 +266,17 @@ def run_page(run, expand_action: str | None = None) -> dict:
         "adapter": adapter,
         "is_reported": run.provenance == "reported",
         "fingerprint": fingerprint_rows(run.fingerprint or {}),
+    }
+
+
+def _conformance_notes(result) -> dict:
+    """The pooled pass rate and the auxiliary-state rule, shown beside the P3 score."""
+    details = (result.details or {}) if result is not None else {}
+    aux = details.get("auxiliary_state") or {}
+    return {
+        "pooled_rate": details.get("pooled_rate"),
+        "distinct_cases": details.get("distinct_cases"),
+        "auxiliary_state": aux.get("description") if isinstance(aux, dict) else str(aux),
     }
 
 
@@ -313,12 +325,38 @@ def specificity_text(value) -> str:
     return render_value(value)
 
 
+# Which run-wide fingerprint entries each phase's result depends on (besides the spec).
+PHASE_FINGERPRINT_KEYS = {
+    "syntax": ("sany_version", "jar_sha256"),
+    "runtime": ("tlc_version", "jar_sha256", "seeds", "cfg_sha256"),
+    "conformance": ("tlc_version", "windows_sha256", "window_count", "adapter"),
+    "invariant": ("tlc_version", "contract_version", "adapter"),
+}
+
+
 def _phase_fingerprint(fingerprint: dict, phase: str) -> list[tuple[str, str]]:
-    """The fingerprint entries that concern one phase (its own section, if the job wrote one)."""
-    own = (fingerprint.get("phases") or {}).get(phase) or fingerprint.get(phase)
-    if not isinstance(own, dict):
-        return []
-    return [(key, render_value(value)) for key, value in sorted(own.items())]
+    """The fingerprint entries that concern one phase: its TLC flags and the inputs it used."""
+    own = (fingerprint.get("phases") or {}).get(phase) or {}
+    rows = (
+        [(key, _short(value)) for key, value in sorted(own.items())]
+        if isinstance(own, dict)
+        else []
+    )
+    for key in PHASE_FINGERPRINT_KEYS.get(phase, ()):
+        if fingerprint.get(key) not in (None, "", []):
+            rows.append((key, _short(fingerprint[key])))
+    flags = (fingerprint.get("tlc_flags") or {}).get(phase)
+    if flags:
+        rows.append(
+            ("tlc flags", " ".join(map(str, flags)) if isinstance(flags, list) else _short(flags))
+        )
+    return rows
+
+
+def _short(value) -> str:
+    """Hashes cut to 12 hex digits (the full value is in the fingerprint table and exports)."""
+    text = value if isinstance(value, str) else render_value(value)
+    return text[:12] if re.fullmatch(r"[0-9a-f]{40,64}", text) else text
 
 
 def fingerprint_rows(fingerprint: dict) -> list[tuple[str, str]]:

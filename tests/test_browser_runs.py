@@ -12,6 +12,7 @@ from leaderboard.models import Run
 from tests.base import (
     make_action_result,
     make_model,
+    make_phase_result,
     make_run,
     make_task,
     make_window_result,
@@ -61,6 +62,7 @@ def test_a_spec_uploaded_through_the_form_is_scored_to_the_end(browser, live_ser
     assert run.status == "finished", run.failure_reason
     scores = [e.text for e in browser.find_elements("css selector", ".phase-card .score")]
     assert len(scores) == 4 and all(s != "—" for s in scores), scores
+    assert scores[0] == "100.0"  # the reference spec parses
     assert browser.find_element("id", "overall-score").text == f"{100 * run.overall:.1f}"
     save_screenshot(browser, "run_upload")
 
@@ -122,3 +124,24 @@ def test_the_compare_page_draws_both_models(browser, live_server):
     browser.get(browser.current_url)
     wait_for(browser, "#compare-chart .main-svg")
     assert "AcquireLock" in browser.find_element("css selector", "#task-spin .a-only").text
+
+
+def test_the_run_page_follows_a_running_run_phase_by_phase(browser, live_server):
+    run = make_run(make_model("model-a"), make_task("spin"), status="running")
+    make_phase_result(run, "syntax", 1.0, duration_seconds=1.5)
+    browser.get(f"{live_server.url}/runs/{run.pk}/")
+    assert wait_for(browser, "#phase-runtime .status").text == "pending"
+    assert browser.find_element("css selector", ".live-note").is_displayed()
+
+    make_phase_result(run, "runtime", 0.5, duration_seconds=2.0)
+    wait_until(
+        browser, lambda d: d.find_element("css selector", "#phase-runtime .score").text == "50.0"
+    )
+    assert browser.find_element("css selector", "#phase-runtime .status").text == "Ran"
+    save_screenshot(browser, "run_live_progress")
+
+    run.finish(0.225, {"jar_sha256": "58c6df"})
+    # Once finished, the script reloads the page so the server renders the full drill-down.
+    wait_until(browser, lambda d: not d.find_elements("css selector", ".live-note"))
+    assert browser.find_element("css selector", "#run-status .status-text").text == "Finished"
+    assert browser.find_element("id", "overall-score").text == "22.5"

@@ -6,7 +6,7 @@ import re
 from django.urls import reverse
 
 from leaderboard.compare import sign_test
-from tests.base import WorldTestCase, make_action_result, make_run
+from tests.base import WorldTestCase, make_action_result, make_model, make_run
 
 PHASES = {"syntax": 1.0, "runtime": 1.0, "conformance": 0.5, "invariant": 1.0}
 
@@ -95,6 +95,14 @@ class CompareModelsTest(WorldTestCase):
     def test_the_url_is_shareable(self):
         self.assertContains(self.page(), "?a=model-a&amp;b=model-b")
 
+    def test_a_model_without_runs_shows_not_submitted(self):
+        make_model("model-c")
+        response = self.client.get(reverse("compare"), {"a": "model-a", "b": "model-c"})
+        spin_row = response.content.decode().split('data-task="spin"')[1].split("</tr>")[0]
+        self.assertIn("not submitted", spin_row)
+        self.assertEqual(response.context["phase_rows"][-1]["b"], None)
+        self.assertIn("B has no run for this task", response.context["tasks"][0]["grid"]["note"])
+
     def test_an_unknown_model_is_named(self):
         response = self.client.get(reverse("compare"), {"a": "model-a", "b": "nosuch"})
         self.assertContains(response, "Unknown model: nosuch")
@@ -112,6 +120,21 @@ class CompareRunsTest(WorldTestCase):
         self.assertIn("-50.0", invariant)
         self.assertEqual(response.context["tasks"][0]["grid"]["a_only"], ["Acquire"])
         self.assertEqual(response.context["paired"]["a_better"], 1)
+
+    def test_the_spec_diff_of_two_runs_is_shown(self):
+        a = make_run(self.model_a, self.spin, phases=PHASES, spec_text="A == 1\nB == 2\n")
+        b = make_run(self.model_b, self.spin, phases=PHASES, spec_text="A == 1\nB == 3\n")
+        response = self.client.get(reverse("compare"), {"run_a": a.pk, "run_b": b.pk})
+        self.assertContains(response, '<span class="del">-B == 2</span>')
+        self.assertContains(response, '<span class="add">+B == 3</span>')
+
+    def test_one_run_alone_lists_runs_of_its_task_to_compare_with(self):
+        a = make_run(self.model_a, self.spin, phases=PHASES)
+        b = make_run(self.model_b, self.spin, phases=PHASES)
+        make_run(self.model_b, self.etcd, phases=PHASES)
+        response = self.client.get(reverse("compare"), {"run_a": a.pk})
+        self.assertEqual(response.context["partners"]["runs"], [b])
+        self.assertContains(response, f"?run_a={a.pk}&amp;run_b={b.pk}")
 
     def test_runs_of_different_tasks_are_refused(self):
         a = make_run(self.model_a, self.spin, phases=PHASES)

@@ -8,16 +8,22 @@ from tests.conformance_support import replace_once, spin, spin_spec, spin_window
 
 pytestmark = pytest.mark.tla
 
-FORGERY = r"""  /\ \A k \in 1..400 : PrintT(<<"0123456789abv", k>>) /\ PrintT(<<"v", k>>)
+# A constant-level definition: TLC evaluates it once, so the forged lines appear once and the
+# test is about forgery, not about output volume.
+FORGE = r"""
+Forge ==
+  /\ \A k \in 1..400 : PrintT(<<"0123456789abv", k>>) /\ PrintT(<<"v", k>>)
   /\ PrintT("@!@!@STARTMSG 2217:4 @!@!@\n1: <Initial predicate>\n/\\ _w_0 = 1\n@!@!@ENDMSG 2217 @!@!@")
   /\ PrintT("@!@!@STARTMSG 2193:0 @!@!@\nModel checking completed. No error has been found.\n@!@!@ENDMSG 2193 @!@!@")
+
+ReleaseLock(t) ==
+  /\ Forge
 """
 
 
 def forging(spec: str) -> str:
     spec = replace_once(spec, "EXTENDS TLC, FiniteSets", "EXTENDS TLC, FiniteSets, Naturals")
-    # The forged output runs whenever ReleaseLock is evaluated, before its own conjuncts.
-    return replace_once(spec, "ReleaseLock(t) ==\n", "ReleaseLock(t) ==\n" + FORGERY)
+    return replace_once(spec, "\nReleaseLock(t) ==\n", FORGE)
 
 
 def test_forged_tags_and_messages_do_not_change_verdicts():

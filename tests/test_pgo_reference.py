@@ -22,7 +22,8 @@ pytestmark = pytest.mark.tla
 TASKS = Path(__file__).resolve().parent.parent / "tasks_data"
 LIMITS = Limits(wall_seconds=180, cpu_seconds=360, heap_mb=768)
 
-# The reference specs' initial values, used for keys a window leaves out.
+# The reference specs' initial values, used for keys a window leaves out (and for the
+# auxiliary variables outside the schema).
 INITIAL = {
     "dqueue": {
         "pc": '[n \\in Nodes |-> IF n = PRODUCER THEN "p" ELSE "c"]',
@@ -50,6 +51,12 @@ INITIAL = {
         "clientLeader": '[c \\in Clients |-> "None"]',
         "req": "[c \\in Clients |-> NoReq]",
         "reqIdx": "[c \\in Clients |-> 0]",
+        "smDomain": "[i \\in Servers |-> {}]",
+        "plog": "[i \\in Servers |-> <<>>]",
+        "nodeEnabled": "[i \\in Servers |-> TRUE]",
+        "votesGranted": "[i \\in Servers |-> {}]",
+        "matchIndex": "[i \\in Servers |-> [j \\in Servers |-> 0]]",
+        "newCommitIndex": "[i \\in Servers |-> 0]",
     },
 }
 
@@ -69,7 +76,7 @@ def _record(w: dict) -> str:
 
 def _fill(var: str, init: str) -> str:
     return (
-        f'  /\\ {var} = LET p == W[i].pre IN IF "{var}" \\in DOMAIN p\n'
+        f'  /\\ {var} = LET p == W[hIdx].pre IN IF "{var}" \\in DOMAIN p\n'
         f'       THEN [k \\in DOMAIN ({init}) \\cup DOMAIN p["{var}"] |->\n'
         f'               IF k \\in DOMAIN p["{var}"] THEN p["{var}"][k] ELSE ({init})[k]]\n'
         f"       ELSE {init}\n"
@@ -78,31 +85,31 @@ def _fill(var: str, init: str) -> str:
 
 def _post(var: str) -> str:
     return (
-        f'  /\\ ("{var}" \\in DOMAIN W[i].post =>\n'
-        f'        \\A k \\in DOMAIN W[i].post["{var}"] : {var}\'[k] = W[i].post["{var}"][k])\n'
+        f'  /\\ ("{var}" \\in DOMAIN W[hIdx].post =>\n'
+        f'        \\A k \\in DOMAIN W[hIdx].post["{var}"] : {var}\'[k] = W[hIdx].post["{var}"][k])\n'
     )
 
 
 def _call(contract, name: str) -> str:
     action = contract.actions[name]
-    return f"{name}(W[i].actor, W[i].msg)" if action.input else f"{name}(W[i].actor)"
+    return f"{name}(W[hIdx].actor, W[hIdx].msg)" if action.input else f"{name}(W[hIdx].actor)"
 
 
 def accepted_windows(contract, spec_text: str, windows: list[dict]) -> set[int]:
     """Indexes (1-based) of windows whose post-state the spec's target action can reach."""
     initial = INITIAL[contract.slug]
     records = ",\n  ".join(_record(w) for w in windows)
-    cases = "\n  [] ".join(f'W[i].act = "{a}" -> {_call(contract, a)}' for a in contract.actions)
+    cases = "\n  [] ".join(f'W[hIdx].act = "{a}" -> {_call(contract, a)}' for a in contract.actions)
     harness = (
         f"---- MODULE PgoWindows ----\nEXTENDS {contract.module}, TLC, Sequences, Naturals\n"
-        f"VARIABLES i, stepped\nW == <<\n  {records}\n>>\n"
-        "HInit ==\n  /\\ i \\in 1..Len(W)\n  /\\ stepped = FALSE\n"
+        f"VARIABLES hIdx, hStepped\nW == <<\n  {records}\n>>\n"
+        "HInit ==\n  /\\ hIdx \\in 1..Len(W)\n  /\\ hStepped = FALSE\n"
         + "".join(_fill(v, e) for v, e in initial.items())
         + f"Target == CASE {cases}\n"
         "PostOk ==\n  /\\ TRUE\n"
         + "".join(_post(v) for v in initial)
-        + "HNext ==\n  /\\ stepped = FALSE\n  /\\ Target\n  /\\ stepped' = TRUE\n"
-        "  /\\ UNCHANGED i\n  /\\ (PostOk => PrintT(<<\"HIT\", i>>))\n====\n"
+        + "HNext ==\n  /\\ hStepped = FALSE\n  /\\ Target\n  /\\ hStepped' = TRUE\n"
+        "  /\\ UNCHANGED hIdx\n  /\\ (PostOk => PrintT(<<\"HIT\", hIdx>>))\n====\n"
     )
     run = run_tlc(
         {contract.module: spec_text, "PgoWindows": harness},

@@ -24,7 +24,14 @@ AcquireLock(t) == lockState' = "locked" /\\ UNCHANGED pc
 class RunPageTest(WorldTestCase):
     def setUp(self):
         self.run = make_run(
-            self.model_a, self.spin, spec_text=SPEC, fingerprint={"jar_sha256": "58c6df"}
+            self.model_a,
+            self.spin,
+            spec_text=SPEC,
+            fingerprint={
+                "jar_sha256": "58c6df",
+                "windows_sha256": "ab" * 32,
+                "tlc_flags": {"conformance": ["-workers", "1"]},
+            },
         )
         self.syntax = make_phase_result(
             self.run,
@@ -40,7 +47,9 @@ class RunPageTest(WorldTestCase):
             },
             duration_seconds=1.25,
         )  # fmt: skip
-        self.conformance = make_phase_result(self.run, "conformance", 0.0)
+        self.conformance = make_phase_result(
+            self.run, "conformance", 0.0, details={"pooled_rate": 0.8, "distinct_cases": 3}
+        )
         make_action_result(
             self.conformance,
             "AcquireLock",
@@ -79,7 +88,11 @@ class RunPageTest(WorldTestCase):
         self.assertIn("1.2 s", syntax_card)
         runtime_card = html.split('id="phase-runtime"')[1].split("</article>")[0]
         self.assertIn("not reached", runtime_card)
-        self.assertIn("58c6df", html)
+        self.assertIn("58c6df", syntax_card)
+        self.assertNotIn("<dl", runtime_card)
+        conformance_card = html.split('id="phase-conformance"')[1].split("</article>")[0]
+        self.assertIn("<code>abababababab</code>", conformance_card)
+        self.assertIn("-workers 1", conformance_card)
 
     def test_it_lists_definitions_and_anchors_errors_to_spec_lines(self):
         html = self.page().content.decode()
@@ -97,6 +110,9 @@ class RunPageTest(WorldTestCase):
         self.assertIn(">fails<", acquire)
         self.assertIn("3 of 40 negative windows wrongly accepted", acquire)
         self.assertIn(">passes<", release)
+        summary = html.split('id="conformance-summary"')[1].split("</p>")[0]
+        self.assertIn("2 windows checked (3 distinct checks), 1 not accepted", summary)
+        self.assertIn("pooled pass rate 80.0%", summary)
 
     def test_it_shows_runtime_coverage_per_action(self):
         runtime = make_phase_result(self.run, "runtime", 0.5)

@@ -41,10 +41,11 @@ def choose(plan: gen.Plan, spec_text: str, cases: list[Case], contract, budget: 
     states = explore(plan, spec_text, depth, cap, budget)
     per_case, fallback = [], 0
     for case in cases:
-        matching = [i for i, (_, proj) in enumerate(states) if _agrees(proj, case.pre, plan)]
+        # 1-based: they index a TLA+ tuple.
+        matching = [i for i, (_, p) in enumerate(states, 1) if _agrees(p, case.pre, plan)]
         if not matching:
             fallback += 1
-            matching = list(range(len(states)))
+            matching = list(range(1, len(states) + 1))
         per_case.append(matching)
     rule = gen.AuxRule(
         "explored", list(plan.spec_variables), [_tuple_text(s) for s, _ in states], per_case

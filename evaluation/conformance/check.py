@@ -63,15 +63,13 @@ def _check(spec_text, contract, windows, adapter, start) -> PhaseOutcome:
     wall = float(contract.budget("conformance", "wall_seconds", 300))
     budget = Budget(deadline=start + wall, heap_mb=int(contract.budget("conformance", "heap_mb", 512)))
     try:
-        aux, aux_text = auxstate.choose(plan, spec_text, cases, contract, budget) if cases else (
-            gen.AuxRule("pinned"), "no checkable windows"
-        )
         everything = cases + negatives
-        aux_all = aux
-        if aux.kind == "explored":
-            extra = [list(range(len(aux.candidates)))] * len(negatives)
-            aux_all = gen.AuxRule(aux.kind, aux.variables, aux.candidates, aux.per_case + extra)
-        results = check_cases(plan, spec_text, everything, actions, aux_all, budget)
+        aux, aux_text = (
+            auxstate.choose(plan, spec_text, everything, contract, budget)
+            if cases
+            else (gen.AuxRule("pinned"), "no checkable windows")
+        )
+        results = check_cases(plan, spec_text, everything, actions, aux, budget)
     except SetupError as exc:
         return _phase_error(_explain(str(exc), adapter, actions))
     real, neg = results[: len(cases)], results[len(cases) :]

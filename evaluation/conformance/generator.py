@@ -160,6 +160,10 @@ def _init(plan: Plan, cases: list[Case], aux: AuxRule) -> list[str]:
     w, j = n(plan, "w"), n(plan, "j")
     groups = _groups(plan, cases)
     lines = []
+    if aux.kind == "explored":
+        lines.append(f"{n(plan, 'C')} == {_tuple(aux.candidates or ['<<>>'])}")
+        index_sets = ["{" + ", ".join(map(str, c)) + "}" for c in aux.per_case]
+        lines.append(f"{n(plan, 'CI')} == {_tuple(index_sets)}")
     for gi, (variables, members) in enumerate(groups.items()):
         table = n(plan, f"G{gi}")
         member = set(members)
@@ -174,10 +178,6 @@ def _init(plan: Plan, cases: list[Case], aux: AuxRule) -> list[str]:
             assigns = " /\\ ".join(f"{v} = {cand}[{j}][{aux.variables.index(v) + 1}]" for v in free)
             body.append(f"\\E {j} \\in {n(plan, 'CI')}[{w}] : {assigns}")
         lines.append(f"{n(plan, 'Pin')}{gi} == " + " /\\ ".join(body))
-    if aux.kind == "explored":
-        lines.append(f"{n(plan, 'C')} == {_tuple(aux.candidates or ['<<>>'])}")
-        index_sets = ["{" + ", ".join(map(str, c)) + "}" for c in aux.per_case]
-        lines.append(f"{n(plan, 'CI')} == {_tuple(index_sets)}")
     lines += [
         f"{n(plan, 'Init')} ==",
         f"  /\\ {n(plan, 'd')} = 0",

@@ -154,17 +154,24 @@ def _halves(chunk: list[int]) -> list[list[int]]:
 def _absorb(run: ToolRun, plan, chunk, results, budget) -> list[list[int]]:
     """Record what this run decided; return the sub-chunks that must run again."""
     if run.status == "ok":
-        if run.truncated and len(chunk) > 1:
-            return _halves(chunk)
         passed = set(tagged(run.output, plan.nonce, "v"))
         counts: dict[int, int] = {}
         for k in tagged(run.output, plan.nonce, "c"):
             counts[k] = counts.get(k, 0) + 1
-        for k, i in enumerate(chunk, start=1):
-            freedom = None if run.truncated else counts.get(k, 0)
-            results[i] = CaseResult("pass" if k in passed else "fail", "", freedom)
-            if run.truncated and k not in passed:
+        if run.truncated:
+            # A tag that survived truncation is still a proof of a pass; the rest run again in
+            # smaller chunks (the spec may print so much that a single case cannot be read).
+            unread = [i for k, i in enumerate(chunk, start=1) if k not in passed]
+            for k, i in enumerate(chunk, start=1):
+                if k in passed:
+                    results[i] = CaseResult("pass", "", None)
+            if len(unread) > 1:
+                return _halves(unread)
+            for i in unread:
                 results[i] = CaseResult("error", "TLC output too large to read the verdict")
+            return []
+        for k, i in enumerate(chunk, start=1):
+            results[i] = CaseResult("pass" if k in passed else "fail", "", counts.get(k, 0))
         return []
     if run.status == "timeout":
         budget.timed_out = True

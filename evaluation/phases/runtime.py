@@ -151,7 +151,8 @@ def _cfg_sections(cfg_text: str) -> dict[str, str]:
 
 
 def _wrapper(module: str, settings: dict) -> str:
-    lines = [f"---- MODULE {WRAPPER} ----", f"EXTENDS {module}, TLC"]
+    # The bound needs `<` even when the spec does not EXTEND Naturals.
+    lines = [f"---- MODULE {WRAPPER} ----", f"EXTENDS {module}, TLC, Naturals"]
     for name, value in settings["constants"].items():
         sandbox.validate_module_name(name)
         lines.append(f"_c_{name} == {value}")

@@ -12,6 +12,9 @@ Without root, scratch is a plain directory and a watchdog thread kills the run w
 past the cap (checked every 0.2 s, so it may overshoot by what TLC writes in that time).
 Every call: argv list, new session (killed as a group on timeout), RLIMIT_CPU, `-Xmx`,
 `-workers 1`, a clean environment and output truncated to head + tail.
+The JVM maps an AppCDS archive (evaluation/tla/appcds.py) when one exists for the tool: it
+lives outside the run directory, is only read by the sandboxed JVM, and is made once by a
+training run of our own module through this same sandbox.
 """
 
 from __future__ import annotations
@@ -30,8 +33,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from evaluation.tla import appcds, tools
 from evaluation.tla import messages as msg
-from evaluation.tla import tools
 from evaluation.tla.messages import Message
 
 MODULE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
@@ -128,11 +131,14 @@ def _prepare(modules: dict[str, str], root: str) -> Path:
     return run_dir
 
 
-def _java_argv(run_dir: Path, limits: Limits, main_class: str) -> list[str]:
+def _java_argv(
+    run_dir: Path, limits: Limits, main_class: str, cds: list[str] | None = None
+) -> list[str]:
     scratch = run_dir / "scratch"
     return [
         "java",
         *JVM_FLAGS,
+        *(_cds_flags(main_class) if cds is None else cds),
         f"-Xmx{int(limits.heap_mb)}m",
         f"-DTLA-Library={run_dir / 'lib'}",
         f"-Djava.io.tmpdir={scratch / 'tmp'}",
@@ -142,6 +148,72 @@ def _java_argv(run_dir: Path, limits: Limits, main_class: str) -> list[str]:
         tools.jar_path(),
         main_class,
     ]
+
+
+# ----------------------------------------------------------------------------- AppCDS
+
+TRAINING_MODULE = """---- MODULE Warmup ----
+EXTENDS Naturals, Sequences, FiniteSets, TLC
+CONSTANT N
+VARIABLES x, s
+Init == x = 0 /\\ s = <<>>
+Up == x < N /\\ x' = x + 1 /\\ s' = Append(s, x)
+Reset == x = N /\\ x' = 0 /\\ s' = <<>>
+Next == Up \\/ Reset
+TypeOK == x \\in 0..N /\\ Len(s) <= N /\\ Cardinality({x}) = 1
+====
+"""
+TRAINING_CFG = "CONSTANT N = 3\nINIT Init\nNEXT Next\nINVARIANT TypeOK\n"
+TRAINING_ARGS = {
+    "tla2sany.SANY": ["Warmup.tla"],
+    "tlc2.TLC": [
+        "-tool",
+        "-workers",
+        "1",
+        "-metadir",
+        "{metadir}",
+        "-config",
+        "Warmup.cfg",
+        "-coverage",
+        "1",
+        "Warmup.tla",
+    ],
+}
+# `-Xshare:auto` maps the archive when it fits and silently runs without it otherwise; tests set
+# `-Xshare:on` to prove the archive is really used inside the sandbox.
+CDS_SHARE = "-Xshare:auto"
+
+
+def _cds_flags(main_class: str) -> list[str]:
+    if main_class not in TRAINING_ARGS:
+        return []
+    archive = appcds.archive_for(main_class, JVM_FLAGS, lambda out: _train(main_class, out))
+    if archive is None:
+        return []
+    return [CDS_SHARE, f"-XX:SharedArchiveFile={archive}", *appcds.QUIET]
+
+
+def _train(main_class: str, out: Path) -> bool:
+    """One run of our own trivial module, dumping the classes it loaded into `out`."""
+    limits = Limits(wall_seconds=120, cpu_seconds=120, heap_mb=256, scratch_mb=64)
+    cds = [f"-XX:ArchiveClassesAtExit={out}", *appcds.QUIET]
+    raw = _run(
+        {"Warmup": TRAINING_MODULE},
+        "Warmup",
+        limits,
+        TRAINING_CFG if main_class == "tlc2.TLC" else None,
+        list(TRAINING_ARGS[main_class]),
+        main_class,
+        cds=cds,
+    )
+    return raw.exit_code == 0 and not raw.killed_for
+
+
+def appcds_archive(main_class: str) -> str | None:
+    """The archive a `main_class` run would use now (created if missing), or None."""
+    flags = _cds_flags(main_class)
+    archive = next((f for f in flags if f.startswith("-XX:SharedArchiveFile=")), None)
+    return archive.split("=", 1)[1] if archive else None
 
 
 def _wrap(command: list[str], run_dir: Path, limits: Limits) -> list[str]:
@@ -282,14 +354,23 @@ def _execute(argv: list[str], run_dir: Path, limits: Limits) -> _Raw:
     )
 
 
-def _run(modules, root, limits, cfg: str | None, tool_args: list[str], main_class: str):
+def _run(
+    modules,
+    root,
+    limits,
+    cfg: str | None,
+    tool_args: list[str],
+    main_class: str,
+    cds: list[str] | None = None,
+):
     run_dir = _prepare(modules, root)
     try:
         if cfg is not None:
             (run_dir / "spec" / f"{root}.cfg").write_text(cfg, encoding="utf-8")
         metadir = str(run_dir / "scratch" / "meta")
         tool_args = [metadir if a == "{metadir}" else a for a in tool_args]
-        argv = _wrap(_java_argv(run_dir, limits, main_class) + tool_args, run_dir, limits)
+        java = _java_argv(run_dir, limits, main_class, cds)
+        argv = _wrap(java + tool_args, run_dir, limits)
         return _execute(argv, run_dir, limits)
     finally:
         shutil.rmtree(run_dir, ignore_errors=True)

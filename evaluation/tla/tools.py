@@ -11,6 +11,7 @@ import hashlib
 import importlib.util
 import re
 import subprocess
+import tempfile
 from functools import lru_cache
 from pathlib import Path
 
@@ -70,30 +71,41 @@ def java_version() -> str:
     return lines[0] if lines else "unknown"
 
 
-@lru_cache(maxsize=1)
-def tool_versions() -> dict[str, str]:
-    """TLC and SANY version banners, read from the jar once per process."""
+def _banner(main_class: str, args: list[str], cwd: str, pattern: str) -> str:
     proc = subprocess.run(
         [
             "java",
             "-XX:+UseSerialGC",
             "-XX:TieredStopAtLevel=1",
             "-XX:-UsePerfData",
+            f"-Djava.io.tmpdir={cwd}",
             "-cp",
             jar_path(),
-            "tlc2.TLC",
-            "-help",
+            main_class,
+            *args,
         ],
         capture_output=True,
         text=True,
         timeout=60,
         check=False,
         stdin=subprocess.DEVNULL,
+        cwd=cwd,
     )
-    tlc = _first_match(r"TLC2 Version[^\n]*", proc.stdout + proc.stderr)
-    # SANY's banner is a constant of this jar build; reading it needs a module file, so it is
-    # taken from the SANY run itself (sandbox) and pinned here for the fingerprint.
-    return {"tlc": tlc, "sany": "SANY2 Version 2.1 created 24 February 2014"}
+    return _first_match(pattern, proc.stdout + proc.stderr)
+
+
+@lru_cache(maxsize=1)
+def tool_versions() -> dict[str, str]:
+    """TLC and SANY version banners, read from the jar once per process.
+
+    SANY prints its banner only when it parses a file, so it parses an empty module of ours
+    (in a private temporary directory: SANY unpacks standard modules into java.io.tmpdir)."""
+    with tempfile.TemporaryDirectory(prefix="tla-banner-") as tmp:
+        Path(tmp, "Banner.tla").write_text("---- MODULE Banner ----\n====\n", encoding="utf-8")
+        return {
+            "tlc": _banner("tlc2.TLC", ["-help"], tmp, r"TLC2 Version[^\n]*"),
+            "sany": _banner("tla2sany.SANY", ["Banner.tla"], tmp, r"SANY2 Version[^\n]*"),
+        }
 
 
 def fingerprint() -> dict[str, str]:

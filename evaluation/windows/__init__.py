@@ -13,13 +13,14 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evaluation.windows import etcd, pgo, spin
+from evaluation.windows import etcd, pgo, redisraft, spin
 from evaluation.windows.errors import WindowFormatError
 
 CUTTERS = {
     "spin-windows": spin.cut,
     "pgo": pgo.cut,
     "etcd": etcd.cut,
+    "redisraft": redisraft.cut,
 }
 
 __all__ = ["CUTTERS", "CutResult", "WindowFormatError", "cut_windows", "cut_with_summary"]

@@ -1,8 +1,13 @@
 """Score one spec from the command line: no web server, no Redis.
 
-    python manage.py score --task spin spec.tla [--cfg spec.cfg] [--json] [--phases syntax,runtime]
+    python manage.py score --task spin spec.tla [--cfg spec.cfg] [--adapter adapter.yaml]
+        [--data-dir DIR] [--phases syntax,runtime,conformance,invariant] [--json]
 
-Runs P1 (syntax) and P2 (runtime, gated on P1 as in DESIGN.md §3.2) with the real SANY/TLC.
+All four phases (the default) go through `evaluation.pipeline.score_spec`, exactly as the scoring
+job does: same gating, same composite, same fingerprint; the windows are cut from `--data-dir`
+(default `settings.SYSMOBENCH_DATA_DIR`). `--phases` runs only the phases named, in the official
+order; a phase then gates only on the selected phases before it, and no overall is given (it
+would not be the official figure).
 """
 
 from __future__ import annotations
@@ -10,38 +15,46 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from evaluation.phases import runtime, syntax
+from evaluation import pipeline
 from evaluation.results import PhaseOutcome
 
-PHASES = ("syntax", "runtime")
+PHASES = pipeline.PHASES
 
 
 class Command(BaseCommand):
-    help = "Score a TLA+ spec for a task (P1 syntax + P2 runtime) and print the result."
+    help = "Score a TLA+ spec for a task (P1-P4, or the phases chosen) and print the result."
 
     def add_arguments(self, parser):
         parser.add_argument("spec", help="path to the .tla file")
         parser.add_argument("--task", required=True, help="task slug, e.g. spin")
         parser.add_argument("--cfg", help="TLC .cfg whose CONSTANTS are used if the task has none")
+        parser.add_argument("--adapter", help="adapter YAML mapping the spec to the task contract")
+        parser.add_argument("--data-dir", help="SysMoBench data folder (traces) for conformance")
         parser.add_argument("--json", action="store_true", help="print JSON")
-        parser.add_argument("--phases", default=",".join(PHASES))
+        parser.add_argument("--phases", default=",".join(PHASES), help="comma-separated subset")
 
     def handle(self, *args, **options):
         spec_text = _read(options["spec"])
         cfg_text = _read(options["cfg"]) if options["cfg"] else None
-        phases = [p.strip() for p in options["phases"].split(",") if p.strip()]
-        unknown = set(phases) - set(PHASES)
-        if unknown:
-            raise CommandError(f"unknown phase(s) {sorted(unknown)}; choose from {PHASES}")
+        phases = _phases(options["phases"])
         contract = _contract(options["task"])
-        outcomes = _score(spec_text, contract, cfg_text, phases)
-        if options["json"]:
-            self.stdout.write(json.dumps([o.to_dict() for o in outcomes], indent=2))
+        adapter = _adapter(options["adapter"], contract)
+        windows = []
+        if "conformance" in phases and contract.has_traces:
+            windows = _windows(contract, options["data_dir"] or settings.SYSMOBENCH_DATA_DIR)
+        if list(phases) == list(PHASES):
+            report = pipeline.score_spec(spec_text, contract, windows, adapter, cfg_text=cfg_text)
+            result = report.to_dict()
         else:
-            for outcome in outcomes:
-                self.stdout.write(_summary(outcome))
+            outcomes = _score_subset(spec_text, contract, windows, adapter, cfg_text, phases)
+            result = {"overall": None, "phases": {o.phase: o.to_dict() for o in outcomes}}
+        if options["json"]:
+            self.stdout.write(json.dumps(result, indent=2, sort_keys=True, default=str))
+        else:
+            self.stdout.write(render(result))
 
 
 def _read(path: str) -> str:
@@ -49,6 +62,14 @@ def _read(path: str) -> str:
         return Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise CommandError(f"cannot read {path}: {exc}") from exc
+
+
+def _phases(value: str) -> list[str]:
+    chosen = [p.strip() for p in value.split(",") if p.strip()]
+    unknown = set(chosen) - set(PHASES)
+    if unknown or not chosen:
+        raise CommandError(f"unknown phase(s) {sorted(unknown)}; choose from {list(PHASES)}")
+    return [p for p in PHASES if p in chosen]
 
 
 def _contract(slug: str):
@@ -60,41 +81,114 @@ def _contract(slug: str):
         raise CommandError(f"task {slug!r}: {exc}") from exc
 
 
-def _score(spec_text, contract, cfg_text, phases) -> list[PhaseOutcome]:
-    outcomes = []
+def _adapter(path: str | None, contract):
+    if not path:
+        return None
+    from evaluation.contracts import ContractError, parse_adapter
+
+    try:
+        return parse_adapter(_read(path), contract, file=path)
+    except ContractError as exc:
+        raise CommandError(str(exc)) from exc
+
+
+def _windows(contract, data_dir) -> list[dict]:
+    from evaluation.windows import WindowFormatError, cut_windows
+
+    try:
+        return cut_windows(contract, data_dir)
+    except (WindowFormatError, OSError) as exc:
+        raise CommandError(
+            f"cannot cut windows for {contract.slug} from {data_dir}: {exc}"
+        ) from exc
+
+
+def _score_subset(spec_text, contract, windows, adapter, cfg_text, phases) -> list[PhaseOutcome]:
+    from evaluation.contracts import Adapter
+    from evaluation.phases import conformance, invariants, runtime, syntax
+
+    adapter = adapter or Adapter.identity_for(contract)
+    outcomes: dict[str, PhaseOutcome] = {}
+    gate = ""
     if "syntax" in phases:
-        outcomes.append(syntax.check_syntax(spec_text, contract))
+        outcomes["syntax"] = syntax.check_syntax(spec_text, contract)
+        if not syntax.syntax_passed(outcomes["syntax"]):
+            gate = "the module does not parse (P1 < 1)"
     if "runtime" in phases:
-        if outcomes and not syntax.syntax_passed(outcomes[0]):
-            outcomes.append(
-                PhaseOutcome("runtime", "skipped", 0.0, {"reason": "syntax phase did not pass"})
-            )
+        if gate:
+            outcomes["runtime"] = pipeline.skipped("runtime", gate)
         else:
-            outcomes.append(runtime.check_runtime(spec_text, contract, cfg_text))
-    return outcomes
+            outcomes["runtime"] = runtime.check_runtime(spec_text, contract, cfg_text)
+            if not runtime.runtime_passed(outcomes["runtime"]):
+                gate = "no action of Next fired without an error (P2 = 0)"
+    if "conformance" in phases:
+        if not contract.has_traces:
+            reason = contract.no_traces_reason or "the task has no trace data"
+            outcomes["conformance"] = pipeline.not_applicable("conformance", reason)
+        elif gate:
+            outcomes["conformance"] = pipeline.skipped("conformance", gate)
+        else:
+            outcomes["conformance"] = conformance.check_conformance(
+                spec_text, contract, windows, adapter
+            )
+    if "invariant" in phases:
+        outcomes["invariant"] = (
+            pipeline.skipped("invariant", gate)
+            if gate
+            else invariants.check_invariants(spec_text, contract, adapter)
+        )
+    return list(outcomes.values())
 
 
-def _summary(outcome: PhaseOutcome) -> str:
-    lines = [
-        f"{outcome.phase}: status={outcome.status} score={outcome.score}"
-        f" ({outcome.duration_seconds:.1f}s)"
-    ]
-    details = outcome.details
-    for message in details.get("whole_module", {}).get("messages", []):
-        lines.append("  " + message.splitlines()[0] if message else "")
+# ----------------------------------------------------------------------------- text output
+
+
+def render(result: dict) -> str:
+    """A table of the phases, each followed by its diagnostic lines."""
+    lines = [f"{'phase':<12} {'status':<8} {'score':>6} {'time':>7}"]
+    for name, phase in result["phases"].items():
+        score = "-" if phase["score"] is None else f"{phase['score']:.3f}"
+        lines.append(
+            f"{name:<12} {phase['status']:<8} {score:>6} {phase['duration_seconds']:>6.1f}s"
+        )
+        lines.extend("    " + line for line in _phase_lines(phase))
+    overall = result.get("overall")
+    lines.append(
+        f"overall {overall:.3f}" if overall is not None else "overall: n/a (not all phases ran)"
+    )
+    return "\n".join(lines) + "\n"
+
+
+def _phase_lines(phase: dict) -> list[str]:
+    details = phase["details"]
+    lines = [m.splitlines()[0] for m in details.get("whole_module", {}).get("messages", []) if m]
     for row in details.get("definitions", []):
         if row["verdict"] != "ok":
-            first = row["message"].strip().splitlines()
-            lines.append(f"  {row['name']} (line {row['line']}): {first[-1] if first else ''}")
-    for action in outcome.actions if outcome.phase == "runtime" else []:
-        error = " ERROR" if action.detail.get("error") else ""
-        lines.append(f"  {action.action}: fired {action.detail.get('generated')}{error}")
-    if details.get("error") and outcome.phase == "runtime":
-        error = details["error"]
-        lines.append(
-            "  error: "
-            + (error.get("message", "") if isinstance(error, dict) else str(error))[:300]
+            message = row["message"].strip().splitlines()
+            lines.append(f"{row['name']} (line {row['line']}): {message[-1] if message else ''}")
+    if phase["phase"] != "syntax":  # its per-definition rows are shown above when failing
+        lines.extend(_action_line(phase["phase"], action) for action in phase["actions"])
+    lines.extend(
+        f"{inv['name']} ({inv['kind']}): {inv['verdict']}"
+        + (
+            f" - {inv['reason'].splitlines()[0]}"
+            if inv["reason"] and inv["verdict"] != "holds"
+            else ""
         )
+        for inv in phase["invariants"]
+    )
+    error = details.get("error")
+    if error:
+        text = error.get("message", "") if isinstance(error, dict) else str(error)
+        lines.append("error: " + text.strip()[:300])
     if details.get("reason"):
-        lines.append("  " + details["reason"])
-    return "\n".join(lines)
+        lines.append(details["reason"])
+    return lines
+
+
+def _action_line(phase: str, action: dict) -> str:
+    detail = action["detail"]
+    if phase == "runtime":
+        error = " ERROR" if detail.get("error") else ""
+        return f"{action['action']}: fired {detail.get('generated')}{error}"
+    return f"{action['action']}: {action['passed']}/{action['total']}"

@@ -1,0 +1,310 @@
+"""RedisRaft (the C raft library of RedisLabs/redisraft) traces -> canonical windows.
+
+The SysMoBench C generator writes one flat JSON object per event (`timestamp, name, nid, ...`), per
+node and merged. Per-node files are merged here by timestamp (one process, one clock), so either
+input gives the same windows. Events are logged at the end of the library call that caused them,
+after the sends and state persistence of that call, so a step of node n is the run of n's pending
+events (PersistState, BecomeFollower, sends) closed by the event that names it:
+
+| closing event | target action | input |
+|---|---|---|
+| BecomePreCandidate | ElectionTimeout | - |
+| BecomeCandidate | BecomeCandidate | - |
+| BecomeLeader (first of a burst) | BecomeLeader | - |
+| PreVoteResponse / VoteResponse | RecvRequestVote | the oldest unanswered RequestVote to n |
+| AppendEntriesResponse | RecvAppendEntries | the oldest unanswered AppendEntries to n |
+
+Node ids become strings; a vote of -1 becomes "None".
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from pathlib import Path
+
+from evaluation.windows.errors import WindowFormatError
+
+VERSION = "1"
+NO_VOTE = "None"
+ROLES = {"follower", "precandidate", "candidate", "leader"}
+CLOSING = {
+    "BecomePreCandidate": "ElectionTimeout",
+    "BecomeCandidate": "BecomeCandidate",
+    "BecomeLeader": "BecomeLeader",
+    "PreVoteResponse": "RecvRequestVote",
+    "VoteResponse": "RecvRequestVote",
+    "AppendEntriesResponse": "RecvAppendEntries",
+}
+# Events that end a step without a target action (the vote counting on the candidate).
+NON_TARGET = {"ReceivedPreVoteResponse", "ReceivedVoteResponse"}
+
+
+def cut(contract, files: list[Path]) -> list[dict]:
+    """Merged traces are cut one by one; per-node files of one run are merged first."""
+    merged = [Path(f) for f in files if not Path(f).name.startswith("node_")]
+    per_node: dict[Path, list[Path]] = {}
+    for f in files:
+        if Path(f).name.startswith("node_"):
+            per_node.setdefault(Path(f).parent, []).append(Path(f))
+    windows: list[dict] = []
+    for path in merged:
+        windows.extend(_Cutter(f"{path.parent.name}/{path.name}").run(_events([path])))
+    for folder, paths in per_node.items():
+        windows.extend(_Cutter(f"{folder.name}/per-node").run(_events(sorted(paths))))
+    return windows
+
+
+def _events(paths: list[Path]) -> list[tuple[str, dict]]:
+    rows: list[tuple[float, int, str, dict]] = []
+    order = 0
+    for path in paths:
+        with open(path, encoding="utf-8") as handle:
+            for number, text in enumerate(handle, start=1):
+                if not text.strip():
+                    continue
+                where = f"{path}:{number}"
+                try:
+                    obj = json.loads(text)
+                except json.JSONDecodeError as exc:
+                    raise WindowFormatError(f"{where}: not JSON ({exc.msg})") from None
+                if not isinstance(obj, dict):
+                    raise WindowFormatError(f"{where}: expected a JSON object")
+                for key in ("timestamp", "name", "nid"):
+                    if key not in obj:
+                        raise WindowFormatError(f"{where}: missing {key}")
+                if isinstance(obj["timestamp"], bool) or not isinstance(
+                    obj["timestamp"], int | float
+                ):
+                    raise WindowFormatError(f"{where}: timestamp is not a number")
+                order += 1
+                rows.append((obj["timestamp"], order, where, obj))
+    if len(paths) > 1:
+        rows.sort(key=lambda row: (row[0], row[1]))
+    return [(where, obj) for _, _, where, obj in rows]
+
+
+def _int(obj: dict, key: str, where: str) -> int:
+    value = obj.get(key)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise WindowFormatError(f"{where}: {key} is missing or not an integer")
+    return value
+
+
+def _node(value, where: str) -> str:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise WindowFormatError(f"{where}: bad node id {value!r}")
+    return str(value)
+
+
+def _vote(value, where: str) -> str:
+    if value == -1:
+        return NO_VOTE
+    return _node(value, where)
+
+
+class _Cutter:
+    def __init__(self, label: str):
+        self.label = label
+        self.trace_id = label.split("/")[0]
+        self.state: dict[str, dict] = {}  # committed per-node state
+        self.pending: dict[str, dict] = {}  # node -> provisional state of its open step
+        self.vote_requests: dict[str, deque] = {}
+        self.appends: dict[str, deque] = {}
+        self.windows: list[dict] = []
+        self.count = 0
+
+    def run(self, events: list[tuple[str, dict]]) -> list[dict]:
+        for where, event in events:
+            self.step(where, event)
+        return self.windows
+
+    def step(self, where: str, event: dict) -> None:
+        name = event["name"]
+        node = _node(event["nid"], where)
+        if name == "InitState":
+            self.init(node, event, where)
+            return
+        if node not in self.state:
+            raise WindowFormatError(f"{where}: event for node {node} before its InitState")
+        handler = getattr(self, "on_" + name, None)
+        if handler is None:
+            raise WindowFormatError(f"{where}: unknown event {name!r}")
+        handler(node, event, where)
+
+    # --- state -----------------------------------------------------------------------------
+
+    def init(self, node: str, event: dict, where: str) -> None:
+        state = event.get("state")
+        if not isinstance(state, dict) or event.get("role") not in ROLES:
+            raise WindowFormatError(f"{where}: InitState needs role and state")
+        self.state[node] = {
+            "currentTerm": _int(state, "term", where),
+            "votedFor": _vote(state.get("vote"), where),
+            "state": event["role"],
+            "commitIndex": _int(state, "commit", where),
+            "logLen": 0,
+            "logLastTerm": 0,
+        }
+        self.vote_requests[node] = deque()
+        self.appends[node] = deque()
+
+    def draft(self, node: str) -> dict:
+        if node not in self.pending:
+            self.pending[node] = dict(self.state[node])
+        return self.pending[node]
+
+    def close(self, node: str, where: str, event: dict, action: str | None, msg=None) -> None:
+        post = self.pending.pop(node, None) or dict(self.state[node])
+        pre = self.state[node]
+        self.state[node] = post
+        if action is None or (action == "BecomeLeader" and pre == post):
+            # A repeated BecomeLeader log line for a node already leading is not a step.
+            return
+        self.count += 1
+        window = {
+            "_where": where,
+            "window_id": f"{self.label}:{self.count}",
+            "trace_id": self.trace_id,
+            "action": action,
+            "event": event["name"],
+            "actor": node,
+            "pre_state": self.flat(node, pre),
+            "post_state": self.flat(node, post),
+        }
+        if msg is not None:
+            window["input"] = msg
+        self.windows.append(window)
+
+    def flat(self, actor: str, actor_state: dict) -> dict:
+        out: dict[str, dict] = {}
+        for node, rec in self.state.items():
+            rec = actor_state if node == actor else rec
+            for var, value in rec.items():
+                out.setdefault(var, {})[node] = value
+        return out
+
+    # --- events ----------------------------------------------------------------------------
+
+    def on_PersistState(self, node, event, where):
+        draft = self.draft(node)
+        draft["currentTerm"] = _int(event, "term", where)
+        draft["votedFor"] = _vote(event.get("vote"), where)
+
+    def on_BecomeFollower(self, node, event, where):
+        standalone = node not in self.pending
+        draft = self.draft(node)
+        draft["state"] = "follower"
+        draft["currentTerm"] = _int(event, "term", where)
+        if standalone:
+            # A leader or candidate stepping down on its own (no message in the same call).
+            self.close(node, where, event, None)
+
+    def _become(self, node, event, where, role):
+        draft = self.draft(node)
+        if event.get("role") != role:
+            raise WindowFormatError(f"{where}: role {event.get('role')!r}, expected {role!r}")
+        draft["state"] = role
+        draft["currentTerm"] = _int(event, "term", where)
+        self.close(node, where, event, CLOSING[event["name"]])
+
+    def on_BecomePreCandidate(self, node, event, where):
+        self._become(node, event, where, "precandidate")
+
+    def on_BecomeCandidate(self, node, event, where):
+        self._become(node, event, where, "candidate")
+
+    def on_BecomeLeader(self, node, event, where):
+        self._become(node, event, where, "leader")
+
+    def on_RequestVote(self, node, event, where):
+        raw = self._msg(event, where)
+        msg = {
+            "type": "RequestVote",
+            "from": _node(raw.get("from"), where),
+            "to": _node(raw.get("to"), where),
+            "term": _int(raw, "term", where),
+            "lastLogIndex": _int(raw, "last_log_idx", where),
+            "lastLogTerm": _int(raw, "last_log_term", where),
+            # A request sent before the sender became a candidate belongs to the pre-vote round.
+            "prevote": self.state[node]["state"] == "follower",
+        }
+        self._queue(self.vote_requests, msg, where)
+        self.draft(node)
+
+    def on_AppendEntries(self, node, event, where):
+        raw = self._msg(event, where)
+        count = _int(raw, "n_entries", where)
+        msg = {
+            "type": "AppendEntries",
+            "from": _node(raw.get("from"), where),
+            "to": _node(raw.get("to"), where),
+            "term": _int(raw, "term", where),
+            "prevLogIndex": _int(raw, "prev_log_idx", where),
+            "prevLogTerm": _int(raw, "prev_log_term", where),
+            # The trace gives only the entry count; a leader sends entries of its own term here.
+            "entries": [{"term": _int(raw, "term", where)}] * count,
+            "leaderCommit": _int(raw, "leader_commit", where),
+        }
+        self._queue(self.appends, msg, where)
+        # What the leader sends shows its own log: prevLogIndex + entries is its last index.
+        draft = self.draft(node)
+        last = msg["prevLogIndex"] + count
+        if last >= draft["logLen"]:
+            draft["logLen"] = last
+            draft["logLastTerm"] = msg["term"] if count else msg["prevLogTerm"]
+        draft["commitIndex"] = max(draft["commitIndex"], msg["leaderCommit"])
+        if self.state[node]["state"] == "leader":
+            # Sends of a sitting leader are its periodic step, not part of another one.
+            self.close(node, where, event, None)
+
+    def _msg(self, event, where) -> dict:
+        raw = event.get("msg")
+        if not isinstance(raw, dict):
+            raise WindowFormatError(f"{where}: {event['name']} without a msg object")
+        return raw
+
+    def _queue(self, queues, msg, where) -> None:
+        if msg["to"] not in queues:
+            raise WindowFormatError(f"{where}: message to unknown node {msg['to']}")
+        queues[msg["to"]].append(msg)
+
+    def _take(self, queue: deque, match, where: str, what: str) -> dict:
+        for msg in queue:
+            if match(msg):
+                queue.remove(msg)
+                return msg
+        raise WindowFormatError(f"{where}: {what} with no matching request")
+
+    def on_PreVoteResponse(self, node, event, where):
+        self._vote_response(node, event, where, True)
+
+    def on_VoteResponse(self, node, event, where):
+        self._vote_response(node, event, where, False)
+
+    def _vote_response(self, node, event, where, prevote):
+        msg = self._take(
+            self.vote_requests[node], lambda m: m["prevote"] == prevote, where, event["name"]
+        )
+        self.close(node, where, event, "RecvRequestVote", msg)
+
+    def on_AppendEntriesResponse(self, node, event, where):
+        msg = self._take(self.appends[node], lambda m: True, where, "AppendEntriesResponse")
+        draft = self.draft(node)
+        draft["currentTerm"] = _int(event, "term", where)
+        if event.get("success") == 1:
+            last = _int(event, "current_idx", where)
+            new_last = msg["prevLogIndex"] + len(msg["entries"])
+            draft["state"] = "follower"
+            if last == new_last:
+                draft["logLastTerm"] = msg["entries"][-1]["term"] if msg["entries"] else (
+                    msg["prevLogTerm"] if last else 0
+                )
+            draft["logLen"] = last
+            draft["commitIndex"] = max(draft["commitIndex"], min(msg["leaderCommit"], new_last))
+        self.close(node, where, event, "RecvAppendEntries", msg)
+
+    def on_ReceivedPreVoteResponse(self, node, event, where):
+        self.close(node, where, event, None)
+
+    on_ReceivedVoteResponse = on_ReceivedPreVoteResponse
