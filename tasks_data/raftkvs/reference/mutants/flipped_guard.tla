@@ -281,8 +281,25 @@ Client(c) == ClientLoop(c) \/ ClientRequest(c) \/ ClientReceive(c)
 
 Next == (\E i \in Servers : Server(i)) \/ (\E c \in Clients : Client(c))
 
+HandleMessage(i) ==
+  /\ network[i] # <<>>
+  /\ LET m == Head(network[i])
+     IN \/ HandleRequestVoteRequest(i, m)
+        \/ HandleRequestVoteResponse(i, m)
+        \/ HandleAppendEntriesRequest(i, m)
+        \/ HandleAppendEntriesResponse(i, m)
+        \/ HandleClientRequest(i, m)
+
+\* Fairness per server activity (each PGo archetype is its own process); the election timer is
+\* strongly fair because client messages keep emptying and refilling the mailbox it checks.
 Spec ==
   /\ Init /\ [][Next]_vars
-  /\ \A i \in Servers : WF_vars(Server(i))
+  /\ \A i \in Servers :
+       /\ SF_vars(ElectionTimeout(i))
+       /\ WF_vars(BecomeLeader(i))
+       /\ WF_vars(AdvanceCommitIndex(i))
+       /\ WF_vars(Apply(i))
+       /\ WF_vars(HandleMessage(i))
+       /\ \A j \in Servers : WF_vars(AppendEntries(i, j))
   /\ \A c \in Clients : WF_vars(Client(c))
 =============================================================================
