@@ -11,7 +11,7 @@ import difflib
 import math
 from dataclasses import dataclass
 
-from leaderboard.aggregate import PHASE_LABELS, PHASES, get_board
+from leaderboard.aggregate import PHASE_LABELS, PHASES, get_board, published_round
 from leaderboard.models import ActionResult, ModelUnderTest, Run
 
 
@@ -33,7 +33,15 @@ def compare_from_query(query) -> dict:
         context.update(_compare_runs(query.get("run_a", ""), query.get("run_b", "")))
     elif query.get("a") or query.get("b"):
         context.update(_compare_models(query.get("a", ""), query.get("b", "")))
+    if not context["mode"]:
+        context["suggestion"] = _top_two()
     return context
+
+
+def _top_two() -> list[dict]:
+    """The board's first two models: a one-click example on the empty compare page."""
+    rows = get_board().rows.head(2)
+    return rows[["slug", "name"]].to_dict("records") if len(rows) == 2 else []
 
 
 def _compare_models(slug_a: str, slug_b: str) -> dict:
@@ -68,6 +76,7 @@ def _compare_models(slug_a: str, slug_b: str) -> dict:
         "model_b": b,
         "phase_rows": phase_rows,
         "tasks": tasks,
+        "any_grid": any(not t["grid"]["note"] for t in tasks),
         "paired": paired_note(units),
         "chart": _chart(
             [t["task"]["slug"] for t in tasks],
@@ -108,6 +117,7 @@ def _compare_runs(id_a: str, id_b: str) -> dict:
         "task": run_a.task,
         "phase_rows": _phase_rows(scores_a, scores_b),
         "tasks": [{"task": {"slug": run_a.task.slug, "name": run_a.task.name}, "grid": grid}],
+        "any_grid": not grid["note"],
         "paired": paired_note(grid["units"]),
         "spec_diff": spec_diff(run_a.spec_text, run_b.spec_text, run_a.pk, run_b.pk),
         "specs_identical": bool(run_a.spec_text) and run_a.spec_text == run_b.spec_text,
@@ -270,8 +280,12 @@ def _number(value) -> float | None:
 
 
 def _percent(value) -> float | None:
-    return None if value is None else round(100 * value, 1)
+    # Rounded as the board rounds, so a bar and the leaderboard never show different numbers.
+    return None if value is None else round(published_round(value) * 100, 1)
 
 
 def _delta(a, b) -> float | None:
-    return None if a is None or b is None else b - a
+    """B − A of the numbers as shown (board rounding), so the delta column adds up on screen."""
+    if a is None or b is None:
+        return None
+    return round(published_round(b) - published_round(a), 3)

@@ -1,6 +1,6 @@
 from django.urls import path, re_path
 
-from leaderboard.views import board
+from leaderboard.views import board, pages
 
 urlpatterns = [
     path("", board.leaderboard, name="leaderboard"),
@@ -10,4 +10,5 @@ urlpatterns = [
     path("models/<slug:slug>/", board.model_detail, name="model_detail"),
     path("tasks/", board.task_list, name="task_list"),
     path("tasks/<slug:slug>/", board.task_detail, name="task_detail"),
+    path("methodology/", pages.methodology, name="methodology"),
 ]

@@ -202,3 +202,14 @@ def test_trace_parser_reads_multiline_values_and_loops():
         "location": "<Step line 9, col 1 to line 9, col 20 of module m>",
         "back_to": 1,
     }
+
+
+def test_a_constant_without_a_value_is_one_clear_error_and_the_adapter_can_supply_it(spin):
+    spec = reference().replace("CONSTANT Threads", "CONSTANT Threads, MaxRetries")
+    failed = check_invariants(spec, spin)
+    assert failed.status == "error"
+    assert len(failed.details["runs"]) == 1  # the same rejection is not repeated per invariant
+    assert "MaxRetries" in failed.invariants[0].reason
+    assert "adapter" in failed.invariants[0].reason
+    adapter = parse_adapter("constants:\n  MaxRetries: '2'\n", spin)
+    assert check_invariants(spec, spin, adapter).score == 1.0

@@ -86,7 +86,8 @@ def _fill(var: str, init: str) -> str:
 def _post(var: str) -> str:
     return (
         f'  /\\ ("{var}" \\in DOMAIN W[hIdx].post =>\n'
-        f'        \\A k \\in DOMAIN W[hIdx].post["{var}"] : {var}\'[k] = W[hIdx].post["{var}"][k])\n'
+        f'        \\A k \\in DOMAIN W[hIdx].post["{var}"] :\n'
+        f'          {var}\'[k] = W[hIdx].post["{var}"][k])\n'
     )
 
 
@@ -109,7 +110,7 @@ def accepted_windows(contract, spec_text: str, windows: list[dict]) -> set[int]:
         "PostOk ==\n  /\\ TRUE\n"
         + "".join(_post(v) for v in initial)
         + "HNext ==\n  /\\ hStepped = FALSE\n  /\\ Target\n  /\\ hStepped' = TRUE\n"
-        "  /\\ UNCHANGED hIdx\n  /\\ (PostOk => PrintT(<<\"HIT\", hIdx>>))\n====\n"
+        '  /\\ UNCHANGED hIdx\n  /\\ (PostOk => PrintT(<<"HIT", hIdx>>))\n====\n'
     )
     run = run_tlc(
         {contract.module: spec_text, "PgoWindows": harness},
@@ -174,7 +175,8 @@ def _counts(windows) -> dict[str, int]:
 def test_sany_accepts_reference_and_mutants(task):
     contract, _ = task
     names = [f"{contract.module}.tla"] + [
-        f"mutants/{p.name}" for p in sorted((TASKS / contract.slug / "reference" / "mutants").glob("*.tla"))
+        f"mutants/{p.name}"
+        for p in sorted((TASKS / contract.slug / "reference" / "mutants").glob("*.tla"))
     ]
     assert len(names) >= 4
     for name in names:
@@ -184,9 +186,9 @@ def test_sany_accepts_reference_and_mutants(task):
 
 def test_reference_spec_accepts_every_window(task):
     contract, windows = task
-    assert accepted_windows(contract, _read(contract.slug, f"{contract.module}.tla"), windows) == set(
-        range(1, len(windows) + 1)
-    )
+    assert accepted_windows(
+        contract, _read(contract.slug, f"{contract.module}.tla"), windows
+    ) == set(range(1, len(windows) + 1))
 
 
 def test_contract_invariants_hold_on_the_reference_spec(task):

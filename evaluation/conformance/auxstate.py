@@ -8,8 +8,9 @@ pre-state those take, deterministically:
 1. `pinned`: nothing is left free (every spec variable is an identity-mapped schema variable the
    window gives in full) -> exactly one pre-state.
 2. `typeok`: the spec defines `TypeOK` -> every state that satisfies TypeOK and agrees with the
-   window's pre-state (TLC enumerates TypeOK's `x \\in S` conjuncts; it must use finite sets
-   under the pinned constants, otherwise the cases error with TLC's message).
+   window's pre-state (TLC enumerates TypeOK's `x \\in S` conjuncts). When TLC cannot compute
+   those initial states (TypeOK uses an infinite set such as `Seq(S)` or `Nat` for a free
+   variable, or mixes strings and integers in one set), rule 3 applies instead.
 3. `explored`: no TypeOK -> the states reachable from the spec's Init within `depth` steps
    (contract budget `conformance.depth`, default 4; at most `conformance.max_states`, default
    2000, in TLC's breadth-first order) under the pinned constants, computed once per spec. A
@@ -36,6 +37,11 @@ def choose(plan: gen.Plan, spec_text: str, cases: list[Case], contract, budget: 
         return gen.AuxRule("pinned"), "every spec variable is pinned by the window (rule 1)"
     if defines(spec_text, "TypeOK"):
         return gen.AuxRule("typeok"), "free variables range over the spec's TypeOK (rule 2)"
+    return explored(plan, spec_text, cases, contract, budget, "the spec defines no TypeOK")
+
+
+def explored(plan: gen.Plan, spec_text: str, cases: list[Case], contract, budget: Budget, why: str):
+    """Rule 3 for these cases; `why` says why rules 1 and 2 did not apply."""
     depth = int(contract.budget("conformance", "depth", 4))
     cap = int(contract.budget("conformance", "max_states", 2000))
     states = explore(plan, spec_text, depth, cap, budget)
@@ -51,7 +57,7 @@ def choose(plan: gen.Plan, spec_text: str, cases: list[Case], contract, budget: 
         "explored", list(plan.spec_variables), [_tuple_text(s) for s, _ in states], per_case
     )
     text = (
-        f"free variables take values of the {len(states)} states reachable from Init in "
+        f"{why}: free variables take values of the {len(states)} states reachable from Init in "
         f"<= {depth} steps (rule 3); {fallback} case(s) matched no explored state and use all"
     )
     return rule, text

@@ -17,7 +17,7 @@ import time
 from evaluation.conformance import auxstate, diagnose
 from evaluation.conformance import generator as gen
 from evaluation.conformance.cases import build_cases, negative_cases, validate_window
-from evaluation.conformance.runner import Budget, SetupError, check_cases
+from evaluation.conformance.runner import AuxRuleError, Budget, SetupError, check_cases
 from evaluation.conformance.spectext import module_name, spec_constants, spec_variables
 from evaluation.conformance.vocab import schema_vocab
 from evaluation.contracts import Adapter
@@ -69,7 +69,12 @@ def _check(spec_text, contract, windows, adapter, start) -> PhaseOutcome:
             if cases
             else (gen.AuxRule("pinned"), "no checkable windows")
         )
-        results = check_cases(plan, spec_text, everything, actions, aux, budget)
+        try:
+            results = check_cases(plan, spec_text, everything, actions, aux, budget)
+        except AuxRuleError as exc:
+            why = "TLC cannot enumerate the spec's TypeOK (" + str(exc).splitlines()[0] + ")"
+            aux, aux_text = auxstate.explored(plan, spec_text, everything, contract, budget, why)
+            results = check_cases(plan, spec_text, everything, actions, aux, budget)
     except SetupError as exc:
         return _phase_error(_explain(str(exc), adapter, actions))
     real, neg = results[: len(cases)], results[len(cases) :]

@@ -26,10 +26,15 @@ from evaluation.tla.sandbox import Limits, ToolRun, run_tlc
 CHUNK = 1000
 MAX_RUNS = 40
 TLC_ARGS = ["-deadlock", "-nowarning"]
+INIT_DONE = 2190  # "Finished computing initial states"
 
 
 class SetupError(Exception):
     """The wrapper module cannot be checked at all (parse/semantic/config error)."""
+
+
+class AuxRuleError(Exception):
+    """TLC could not compute the initial states under the TypeOK rule."""
 
 
 @dataclass
@@ -136,7 +141,7 @@ def check_cases(
         sub_aux = _sub_aux(aux, chunk)
         module = gen.build_module(plan, [cases[i] for i in chunk], actions, sub_aux)
         run = run_module(plan, spec_text, module, budget)
-        queue[:0] = _absorb(run, plan, chunk, results, budget)
+        queue[:0] = _absorb(run, plan, chunk, results, budget, aux.kind)
     return [r or CaseResult("error", "not evaluated") for r in results]
 
 
@@ -151,7 +156,7 @@ def _halves(chunk: list[int]) -> list[list[int]]:
     return [chunk[:mid], chunk[mid:]]
 
 
-def _absorb(run: ToolRun, plan, chunk, results, budget) -> list[list[int]]:
+def _absorb(run: ToolRun, plan, chunk, results, budget, aux_kind: str) -> list[list[int]]:
     """Record what this run decided; return the sub-chunks that must run again."""
     if run.status == "ok":
         passed = set(tagged(run.output, plan.nonce, "v"))
@@ -181,6 +186,8 @@ def _absorb(run: ToolRun, plan, chunk, results, budget) -> list[list[int]]:
     problem = _setup_problem(run)
     if problem:
         raise SetupError(problem.replace(plan.nonce, ""))
+    if aux_kind == "typeok" and tlcmsg.first(run.messages, INIT_DONE) is None:
+        raise AuxRuleError(error_text(run, plan.nonce))
     k = attributed_case(run, plan.nonce)
     if k is not None and 1 <= k <= len(chunk):
         results[chunk[k - 1]] = CaseResult("error", error_text(run, plan.nonce))

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 _TOKEN = re.compile(
-    r'\s*(?:(?P<str>"(?:[^"\\]|\\.)*")|(?P<int>-?\d+)|(?P<op>\.\.|->|\|->|\\cup|\\union|[{}\[\](),:])'
+    r'\s*(?:(?P<str>"(?:[^"\\]|\\.)*")|(?P<int>-?\d+)|(?P<op>\.\.|->|\|->|\\cup|\\union|[{}\[\](),:+]|-)'
     r"|(?P<name>[A-Za-z_][A-Za-z0-9_]*))"
 )
 
@@ -131,11 +131,14 @@ class RecordSet(Vocab):
     def check(self, value, path):
         if not isinstance(value, dict):
             return f"{path}: {_show(value)} is not a record (JSON object)"
+        # Fields the record type names must have their types; other fields are allowed, since
+        # contracts describe message records by their common fields.
         known = dict(self.fields)
         for key, item in value.items():
             if key not in known:
-                return f"{path}: field {key!r} is not in the record type"
-            reason = known[key].check(item, f"{path}.{key}")
+                reason = _json_ok(item, f"{path}.{key}")
+            else:
+                reason = known[key].check(item, f"{path}.{key}")
             if reason:
                 return reason
         return ""
@@ -240,18 +243,52 @@ class _Reader:
             return self.set_literal()
         if text == "[":
             return self.bracket()
+        if kind in ("int", "name") or text == "(":
+            start = self.i
+            try:
+                low = self.int_expr()
+                self.take("..")
+                return Range(low, self.int_expr())
+            except VocabError:
+                self.i = start
         if text == "(":
             self.take()
             inner = self.expr()
             self.take(")")
             return inner
-        if kind == "int":
-            low = int(self.take()[1])
-            self.take("..")
-            return Range(low, int(self.take()[1]))
         if kind == "name":
             return self.named()
         raise VocabError(f"unexpected {text!r}")
+
+    def int_expr(self) -> int:
+        value = self.int_term()
+        while self.peek()[1] in ("+", "-"):
+            sign = 1 if self.take()[1] == "+" else -1
+            value += sign * self.int_term()
+        return value
+
+    def int_term(self) -> int:
+        kind, text = self.take()
+        if kind == "int":
+            return int(text)
+        if text == "(":
+            value = self.int_expr()
+            self.take(")")
+            return value
+        constant = self.constant_scalar(text) if kind == "name" else None
+        if isinstance(constant, int) and not isinstance(constant, bool):
+            return constant
+        raise VocabError(f"{text!r} is not an integer")
+
+    def constant_scalar(self, name: str):
+        if name not in self.constants or self.depth >= 4:
+            return None
+        reader = _Reader(self.constants[name], self.constants, self.depth + 1)
+        try:
+            value = reader.scalar()
+        except (VocabError, IndexError):
+            return None
+        return value if reader.done() else None
 
     def named(self) -> Vocab:
         name = self.take()[1]
@@ -283,6 +320,11 @@ class _Reader:
 
     def scalar(self):
         kind, text = self.take()
+        if kind == "name" and text not in ("TRUE", "FALSE"):
+            value = self.constant_scalar(text)
+            if value is None:
+                raise VocabError(f"set element {text!r} is not a scalar constant")
+            return value
         if kind == "str":
             return bytes(text[1:-1], "utf-8").decode("unicode_escape")
         if kind == "int":

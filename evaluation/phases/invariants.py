@@ -32,6 +32,9 @@ from evaluation.tla.sandbox import Limits, ToolRun, run_tlc
 # The modules a contract invariant may use; kept to standard modules so a contract module never
 # depends on what the spec EXTENDS.
 CONTRACT_EXTENDS = ("Integers", "Sequences", "FiniteSets", "TLC")
+FINGERPRINT_INDEX = 0
+# Spec or cfg rejected before any state was explored: every other run would fail the same way.
+SETUP_EXITS = (150, 151)
 EXIT_SAFETY_VIOLATED = 12
 EXIT_LIVENESS_VIOLATED = 13
 EXIT_DEADLOCK = 11
@@ -46,7 +49,9 @@ _VAR_LINE = re.compile(r"^(?:/\\\s+)?([A-Za-z_][A-Za-z0-9_]*)\s+=\s?(.*)$")
 def tlc_flags(contract: Contract) -> list[str]:
     """TLC flags for a P4 run (the sandbox always adds `-workers 1`, so BFS order and therefore
     counterexamples are reproducible)."""
-    flags: list[str] = []
+    # TLC otherwise picks its fingerprint polynomial at random, and the liveness checker's
+    # search order (hence which counterexample it prints) depends on it.
+    flags: list[str] = ["-fp", str(FINGERPRINT_INDEX)]
     if contract.deadlock == "allowed":
         flags.append("-deadlock")  # in TLC this flag *disables* deadlock checking
     return flags
@@ -261,6 +266,10 @@ def _error_text(run: ToolRun) -> str:
         return "the spec and the contract do not fit together: " + _squeeze(sany)[:1500]
     errors = [m.text for m in msg.errors(run.messages)]
     text = "\n".join(errors) if errors else (run.note or run.output[-1500:])
+    if "is not assigned a value" in text:
+        text += (
+            " (constants the contract does not pin get their value from the adapter's `constants`)"
+        )
     return _squeeze(text)[-1500:]
 
 
@@ -304,7 +313,7 @@ class _Budget:
     phase_deadline: float
     heap_mb: int | None
     runs: list[dict] = field(default_factory=list)
-    # Set when the generated modules do not parse: every run would fail the same way.
+    # Set when TLC rejects the modules or cfg themselves: every run would fail the same way.
     fatal: str = ""
 
     def limits(self) -> Limits | None:
@@ -448,7 +457,7 @@ def _run(check, contract, cfg: str, budget: _Budget, label: str) -> ToolRun | No
             "seconds": round(run.wall_seconds, 3),
         }
     )
-    if msg.first(run.messages, msg.PARSE_FAILED) is not None:
+    if msg.first(run.messages, msg.PARSE_FAILED) is not None or run.exit_code in SETUP_EXITS:
         budget.fatal = "TLC could not check it: " + _error_text(run)
     return run
 

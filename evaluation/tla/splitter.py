@@ -148,48 +148,124 @@ def list_module(text: str) -> Listing:
         _text(n, source) for n in _walk(root) if n.type in ("identifier_ref", "identifier")
     }
     _collect_units(module.children, source, listing)
-    listing.definitions = [p for d in listing.definitions for p in _split_broken(d)]
+    if root.has_error:
+        listing.definitions = _recover(listing.definitions, text)
     listing.definitions.sort(key=lambda d: d.start_line)
     return listing
 
 
-_DEF_LINE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\s*(\([^)]*\))?\s*==(?!=)")
+# ----------------------------------------------------------------------------- recovery
+#
+# tree-sitter's error recovery can swallow, rename or merge the definitions around a syntax
+# error (an unclosed `(` can turn `StartLock(t) ==` into a definition named `t` and hide the
+# next three). In a module that has errors, the definitions tree-sitter parsed cleanly are kept;
+# everywhere else, a line that starts at column 0 with `Name ==`, `Name(p, q) ==` or
+# `Name[x \in S] ==` (outside comments and strings) starts a definition, which runs to the next
+# such line or top-level keyword. Each recovered piece is parsed again on its own to tell the
+# broken one from the innocent ones it swallowed.
+
+_DEF_LINE = re.compile(
+    r"^(LOCAL\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*(\(([^()]*)\)|\[[^\]]*\])?\s*==(?!=)"
+)
+_UNIT_LINE = re.compile(
+    r"^(CONSTANTS?|VARIABLES?|EXTENDS|INSTANCE|ASSUME|ASSUMPTION|AXIOM|THEOREM|LEMMA"
+    r"|COROLLARY|PROPOSITION|RECURSIVE|----|====)\b|^-{4,}|^={4,}"
+)
 
 
-def _split_broken(definition: Definition) -> list[Definition]:
-    """tree-sitter's error recovery can swallow the definitions after a broken one; inside a
-    broken region only, a line starting at column 0 with `Name(...) ==` starts a new one."""
-    if not definition.has_error:
-        return [definition]
-    lines = definition.text.split("\n")
-    starts = [0] + [i for i, line in enumerate(lines) if i > 0 and _DEF_LINE.match(line)]
-    if len(starts) == 1:
-        return [definition]
-    pieces = []
-    for k, begin in enumerate(starts):
-        end = starts[k + 1] if k + 1 < len(starts) else len(lines)
-        text = "\n".join(lines[begin:end]).rstrip()
-        if k == 0:
-            head, name = definition.head, definition.name
+def _blank_comments(text: str) -> str:
+    """`text` with comments and strings replaced by spaces, newlines kept (nested `(* *)`)."""
+    out = list(text)
+    i, depth, n = 0, 0, len(text)
+    while i < n:
+        two = text[i : i + 2]
+        if depth:
+            if two == "(*":
+                depth += 1
+            elif two == "*)":
+                depth -= 1
+            if two in ("(*", "*)"):
+                out[i] = out[i + 1] = " "
+                i += 2
+                continue
+            out[i] = out[i] if text[i] == "\n" else " "
+            i += 1
+        elif two == "(*":
+            depth, out[i], out[i + 1] = 1, " ", " "
+            i += 2
+        elif two == "\\*":
+            while i < n and text[i] != "\n":
+                out[i] = " "
+                i += 1
+        elif text[i] == '"':
+            j = i + 1
+            while j < n and text[j] not in '"\n':
+                j += 2 if text[j] == "\\" else 1
+            for k in range(i + 1, min(j, n)):
+                out[k] = " "
+            i = j + 1
         else:
-            head = " ".join(text.split("==", 1)[0].split())
-            name = re.match(r"[A-Za-z_][A-Za-z0-9_]*", head).group(0)
-        probe = _parser().parse(f"---- MODULE P ----\n{text}\n====\n".encode()).root_node
-        first = definition.start_line + begin
-        pieces.append(
-            Definition(
-                name=name,
-                kind=definition.kind if k == 0 else "operator",
-                params=definition.params if k == 0 else [],
-                start_line=first,
-                end_line=first + text.count("\n"),
-                head=head,
-                text=text,
-                local=definition.local and k == 0,
-                has_error=probe.has_error,
-            )
-        )
-    return pieces
+            i += 1
+    return "".join(out)
+
+
+def _recover(definitions: list[Definition], text: str) -> list[Definition]:
+    lines = _blank_comments(text).split("\n")
+    trusted = [d for d in definitions if not d.has_error]
+    covered = {line for d in trusted for line in range(d.start_line, d.end_line + 1)}
+    body_end = next(
+        (i + 1 for i, line in enumerate(lines) if i > 0 and re.match(r"^={4,}", line)),
+        len(lines),
+    )
+    starts = {
+        i + 1: m
+        for i, line in enumerate(lines[:body_end])
+        if (i + 1) not in covered and (m := _DEF_LINE.match(line))
+    }
+    stops = set(starts) | {d.start_line for d in trusted} | {body_end}
+    stops |= {i + 1 for i, line in enumerate(lines) if _UNIT_LINE.match(line)}
+    source_lines = text.split("\n")
+    recovered = [_piece(line, m, stops, lines, source_lines) for line, m in starts.items()]
+    claimed = {line for d in recovered for line in range(d.start_line, d.end_line + 1)}
+    leftovers = [d for d in definitions if d.has_error and d.start_line not in claimed | covered]
+    for definition in leftovers:
+        _clip(definition, stops, lines)
+    return trusted + recovered + leftovers
+
+
+def _last_line(start: int, stops: set[int], blanked: list[str]) -> int:
+    end = min((s for s in stops if s > start), default=len(blanked) + 1) - 1
+    while end > start and not blanked[end - 1].strip():
+        end -= 1
+    return end
+
+
+def _piece(start: int, match, stops, blanked, source_lines) -> Definition:
+    end = _last_line(start, stops, blanked)
+    text = "\n".join(source_lines[start - 1 : end]).rstrip()
+    probe = _parser().parse(f"---- MODULE P ----\n{text}\n====\n".encode()).root_node
+    refs = {_text(n, text.encode()) for n in _walk(probe) if n.type == "identifier_ref"}
+    params = [p.strip() for p in (match.group(4) or "").split(",") if p.strip()]
+    return Definition(
+        name=match.group(2),
+        kind="function" if (match.group(3) or "").startswith("[") else "operator",
+        params=params,
+        start_line=start,
+        end_line=end,
+        head=" ".join(match.group(0)[:-2].replace("LOCAL", "", 1).split()),
+        text=text,
+        local=bool(match.group(1)),
+        has_error=probe.has_error,
+        refs=refs - {match.group(2)},
+    )
+
+
+def _clip(definition: Definition, stops: set[int], blanked: list[str]) -> None:
+    end = min(definition.end_line, _last_line(definition.start_line, stops, blanked))
+    if end < definition.end_line:
+        keep = end - definition.start_line + 1
+        definition.text = "\n".join(definition.text.split("\n")[:keep]).rstrip()
+        definition.end_line = end
 
 
 UNIT_TYPES = DEFINITION_TYPES + (

@@ -118,7 +118,8 @@ def model_detail(request, slug):
         "model": model,
         "summary": summary,
         "task_rows": tables.model_task_rows(board, model.pk),
-        "phase_labels": [PHASE_LABELS[p] for p in PHASES],
+        "phase_labels": [f"{PHASE_LABELS[p]} {p}" for p in PHASES],
+        "others": ModelUnderTest.objects.exclude(pk=model.pk).values("slug", "name"),
         "runs": [
             (run, tables.run_url(run.pk), as_percent(run.overall))
             for run in model.runs.for_board_page()

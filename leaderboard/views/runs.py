@@ -72,7 +72,11 @@ def submit(request):
     else:
         source_id = request.GET.get("from", "")
         source = Run.objects.filter(pk=source_id).first() if source_id.isdigit() else None
-        initial = SubmitForm.initial_from(source) or {"task": request.GET.get("task")}
+        # ?task= and ?model= come from "submit a spec" links on task and model pages.
+        initial = SubmitForm.initial_from(source) or {
+            "task": request.GET.get("task"),
+            "model": request.GET.get("model"),
+        }
         form = SubmitForm(initial=initial)
     return render(request, "leaderboard/submit.html", {"form": form})
 

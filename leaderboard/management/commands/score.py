@@ -52,7 +52,7 @@ class Command(BaseCommand):
             outcomes = _score_subset(spec_text, contract, windows, adapter, cfg_text, phases)
             result = {"overall": None, "phases": {o.phase: o.to_dict() for o in outcomes}}
         if options["json"]:
-            self.stdout.write(json.dumps(result, indent=2, sort_keys=True, default=str))
+            self.stdout.write(json.dumps(result, indent=2, default=str))
         else:
             self.stdout.write(render(result))
 

@@ -1,0 +1,28 @@
+"""Static-ish pages: how scoring works (with the live weights, tasks and scorer version)."""
+
+from django.shortcuts import render
+
+from evaluation.pipeline import SCORER_VERSION
+from leaderboard.aggregate import OFFICIAL_WEIGHTS, PHASE_LABELS, PHASES
+from leaderboard.models import Task
+from leaderboard.task_info import trace_status
+
+PHASE_NAMES = {
+    "syntax": "Syntax",
+    "runtime": "Runtime",
+    "conformance": "Conformance",
+    "invariant": "Invariants",
+}
+
+
+def methodology(request):
+    tasks = Task.objects.prefetch_related("corpora")
+    context = {
+        "weights": [
+            {"label": PHASE_LABELS[p], "name": PHASE_NAMES[p], "weight": w, "percent": round(w * 100)}
+            for p, w in zip(PHASES, OFFICIAL_WEIGHTS, strict=True)
+        ],
+        "tasks": [(task, trace_status(task)["corpus"]) for task in tasks],
+        "scorer_version": SCORER_VERSION,
+    }
+    return render(request, "leaderboard/methodology.html", context)

@@ -1,0 +1,227 @@
+"""etcd windows: the official corpus, the upstream trace and bad input, counted from the data.
+
+Measured counts: the official corpus (node-first action_windows.jsonl + ai_spec_1 per-spec files)
+gives HandleAppendEntries 154, ClientProposal 29, ElectionTimeout 11, HandleVoteRequest 21 and no
+HandleHeartbeat; the upstream trace (etcd-io/raft tla/example.ndjson) gives 927 windows:
+HandleAppendEntries 543, HandleHeartbeat 264, ClientProposal 115, HandleVoteRequest 4,
+ElectionTimeout 1.
+"""
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from evaluation.contracts import load_contract
+from evaluation.windows import WindowFormatError, cut_with_summary
+from evaluation.windows.etcd import cut_file
+
+UPSTREAM = Path("traces") / "etcd" / "upstream-example.ndjson"
+
+
+@pytest.fixture(scope="module")
+def contract():
+    return load_contract("etcd")
+
+
+@pytest.fixture(scope="module")
+def summary(contract):
+    return cut_with_summary(contract, settings.SYSMOBENCH_DATA_DIR)
+
+
+@pytest.fixture(scope="module")
+def upstream():
+    return cut_file(Path(settings.SYSMOBENCH_DATA_DIR) / UPSTREAM)
+
+
+def _nulls(value) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, dict):
+        return any(_nulls(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_nulls(v) for v in value)
+    return False
+
+
+def test_official_corpus_counts_per_target_action(summary):
+    assert summary.actions == {
+        "HandleAppendEntries": 154,
+        "ClientProposal": 29,
+        "ElectionTimeout": 11,
+        "HandleVoteRequest": 21,
+    }
+    assert summary.unmapped == {}
+    assert len({w["window_id"] for w in summary.windows}) == 215
+
+
+def test_node_first_windows_become_var_first_with_string_ids(summary):
+    first = summary.windows[0]
+    assert first["window_id"] == "etcd/action_windows.jsonl:1"
+    assert (first["trace_id"], first["event"], first["actor"]) == (
+        "check_quorum",
+        "HandleAppendEntriesRequest",
+        "2",
+    )
+    assert first["pre_state"]["votedFor"] == {"1": "1", "2": "1", "3": "1"}
+    assert first["pre_state"]["logLen"] == {"1": 1, "2": 0, "3": 0}
+    assert first["post_state"]["logLen"] == {"1": 1, "2": 1, "3": 0}
+    assert first["input"] == {
+        "type": "MsgApp",
+        "from": "1",
+        "to": "2",
+        "term": 1,
+        "prevLogIndex": 0,
+        "prevLogTerm": 0,
+        "entries": [{"term": 1}],
+        "commitIndex": 0,
+    }
+
+
+def test_per_spec_windows_map_back_the_vote_sentinel_and_node_ids(summary):
+    timeout = next(w for w in summary.windows if w["action"] == "ElectionTimeout")
+    assert timeout["pre_state"]["votedFor"] == {"1": "None", "2": "None", "3": "None"}
+    assert timeout["post_state"]["votedFor"] == {"1": "1", "2": "None", "3": "None"}
+    # The per-spec ElectionTimeout files do not record last log terms: partial windows.
+    assert "logLastTerm" not in timeout["pre_state"]
+
+
+def test_vote_requests_get_the_candidate_last_log_term_back(summary):
+    votes = [w for w in summary.windows if w["action"] == "HandleVoteRequest"]
+    restored = [w for w in votes if w["input"]["logIndex"] > 0]
+    assert len(restored) == 7
+    for w in restored:
+        sender = w["input"]["from"]
+        assert w["input"]["logTerm"] == w["pre_state"]["logLastTerm"][sender] == 1
+
+
+def test_no_window_holds_null(summary, upstream):
+    assert not any(_nulls(w) for w in summary.windows + upstream)
+
+
+def test_upstream_trace_counts_per_target_action(upstream):
+    assert len(upstream) == 927
+    assert Counter(w["action"] for w in upstream) == {
+        "HandleAppendEntries": 543,
+        "HandleHeartbeat": 264,
+        "ClientProposal": 115,
+        "HandleVoteRequest": 4,
+        "ElectionTimeout": 1,
+    }
+
+
+def test_upstream_campaign_window(upstream):
+    (timeout,) = [w for w in upstream if w["action"] == "ElectionTimeout"]
+    assert timeout["event"] == "BecomeCandidate"
+    node = timeout["actor"]
+    assert node == "2"
+    before = {v: timeout["pre_state"][v][node] for v in timeout["pre_state"]}
+    after = {v: timeout["post_state"][v][node] for v in timeout["post_state"]}
+    assert before == {
+        "currentTerm": 1,
+        "state": "StateFollower",
+        "votedFor": "None",
+        "commitIndex": 5,
+        "logLen": 5,
+    }
+    assert after == {**before, "currentTerm": 2, "state": "StateCandidate", "votedFor": "2"}
+
+
+def test_upstream_windows_move_only_the_actor(upstream):
+    for w in upstream:
+        for var, values in w["pre_state"].items():
+            others = {k: v for k, v in values.items() if k != w["actor"]}
+            moved = {k: v for k, v in w["post_state"][var].items() if k != w["actor"]}
+            assert others == moved, w["window_id"]
+
+
+def test_upstream_proposal_post_state_is_the_appended_log(upstream):
+    proposals = [w for w in upstream if w["action"] == "ClientProposal"]
+    for w in proposals:
+        node = w["actor"]
+        assert w["post_state"]["logLen"][node] == w["pre_state"]["logLen"][node] + 1
+
+
+def _write(tmp_path, name, lines) -> Path:
+    path = tmp_path / name
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_malformed_json_line_is_named(tmp_path):
+    path = _write(tmp_path, "action_windows.jsonl", [json.dumps(_node_first_line()), "{not json"])
+    with pytest.raises(WindowFormatError, match=rf"^{re.escape(str(path))}:2: not JSON"):
+        cut_file(path)
+
+
+def test_node_first_line_without_pre_state_is_named(tmp_path):
+    line = _node_first_line()
+    del line["pre_state"]
+    good = json.dumps(_node_first_line())
+    path = _write(tmp_path, "action_windows.jsonl", [good, good, json.dumps(line)])
+    with pytest.raises(WindowFormatError, match=rf"^{re.escape(str(path))}:3: missing pre_state"):
+        cut_file(path)
+
+
+def test_upstream_line_without_event_object_is_named(tmp_path):
+    ok = {
+        "tag": "trace",
+        "event": {
+            "name": "InitState",
+            "nid": "1",
+            "state": {"term": 0, "vote": "0", "commit": 0},
+            "role": "StateFollower",
+            "log": 0,
+        },
+    }
+    bad = {"tag": "trace", "event": "InitState"}
+    path = _write(tmp_path, "upstream.ndjson", [json.dumps(ok), json.dumps(ok), json.dumps(bad)])
+    with pytest.raises(WindowFormatError, match=rf"^{re.escape(str(path))}:3: expected a zap trace line"):
+        cut_file(path)
+
+
+def test_null_message_field_is_rejected(tmp_path):
+    line = _node_first_line()
+    line["input"]["commitIndex"] = None
+    path = _write(tmp_path, "action_windows.jsonl", [json.dumps(line)])
+    with pytest.raises(WindowFormatError, match=rf"^{re.escape(str(path))}:1: input.commitIndex is null"):
+        cut_file(path)
+
+
+def test_per_spec_file_must_name_its_action(tmp_path):
+    line = {"id": 1, "trace_id": "t", "node": 1, "pre": {}, "post": {}}
+    path = _write(tmp_path, "whatever.ndjson", [json.dumps(line)])
+    with pytest.raises(WindowFormatError, match=rf"^{re.escape(str(path))}:1: per-spec file name"):
+        cut_file(path)
+
+
+def _node_first_line() -> dict:
+    node = {
+        "currentTerm": 1,
+        "state": "StateFollower",
+        "votedFor": 0,
+        "commitIndex": 0,
+        "logLen": 0,
+        "logLastTerm": 0,
+    }
+    return {
+        "trace_id": "t",
+        "event": "HandleAppendEntriesRequest",
+        "node": "2",
+        "pre_state": {"1": dict(node), "2": dict(node)},
+        "post_state": {"1": dict(node), "2": {**node, "logLen": 1, "logLastTerm": 1}},
+        "input": {
+            "type": "MsgApp",
+            "from": 1,
+            "to": 2,
+            "term": 1,
+            "prevLogIndex": 0,
+            "prevLogTerm": 0,
+            "entries": [{"term": 1, "data": "x"}],
+            "commitIndex": 0,
+        },
+        "window_id": 0,
+    }
