@@ -50,22 +50,42 @@ def one_jvm(spec_text: str, contract, window: dict, vocab) -> str:
         constants={k: v for k, v in contract.constants.items() if k in spec_constants(spec_text)},
         count=False,
     )
-    case = Case("", window["action"], window["actor"], window.get("input"),
-                window["pre_state"], window["post_state"])
+    case = Case(
+        "",
+        window["action"],
+        window["actor"],
+        window.get("input"),
+        window["pre_state"],
+        window["post_state"],
+    )
     aux = gen.AuxRule("typeok")
     name = gen.module_name(plan)
     work = Path(tempfile.mkdtemp(prefix="conf-bench-"))
     try:
         (work / f"{contract.module}.tla").write_text(spec_text)
-        (work / f"{name}.tla").write_text(gen.build_module(plan, [case], list(contract.actions), aux))
+        (work / f"{name}.tla").write_text(
+            gen.build_module(plan, [case], list(contract.actions), aux)
+        )
         (work / f"{name}.cfg").write_text(gen.build_cfg(plan))
         argv = [
-            "java", f"-Djava.io.tmpdir={work}", f"-DTLA-Library={tools.MODULES_DIR}",
-            "-cp", tools.jar_path(), "tlc2.TLC", "-deadlock", "-workers", "1",
-            "-metadir", str(work / "meta"), "-config", f"{name}.cfg", f"{name}.tla",
+            "java",
+            f"-Djava.io.tmpdir={work}",
+            f"-DTLA-Library={tools.MODULES_DIR}",
+            "-cp",
+            tools.jar_path(),
+            "tlc2.TLC",
+            "-deadlock",
+            "-workers",
+            "1",
+            "-metadir",
+            str(work / "meta"),
+            "-config",
+            f"{name}.cfg",
+            f"{name}.tla",
         ]
-        proc = subprocess.run(argv, cwd=work, capture_output=True, text=True, timeout=120,
-                              check=False)
+        proc = subprocess.run(
+            argv, cwd=work, capture_output=True, text=True, timeout=120, check=False
+        )
         if proc.returncode != 0:
             return "error"
         return "pass" if re.search(rf'<<\s*"{nonce}v"', proc.stdout) else "fail"
@@ -102,12 +122,16 @@ def main() -> None:
     ours = [w.verdict for w in outcome.windows]
 
     same = cold == ours
-    print(f"(a) one cold JVM per window: {cold_seconds:.1f} s "
-          f"({cold_seconds / len(windows):.2f} s/window), verdicts {_count(cold)}")
-    print(f"(b) batched check_conformance: {batch_seconds:.2f} s "
-          f"({outcome.details.get('tlc_runs')} TLC run(s), "
-          f"{outcome.details.get('distinct_cases')} distinct cases, "
-          f"{outcome.details.get('negative_cases')} specificity cases), verdicts {_count(ours)}")
+    print(
+        f"(a) one cold JVM per window: {cold_seconds:.1f} s "
+        f"({cold_seconds / len(windows):.2f} s/window), verdicts {_count(cold)}"
+    )
+    print(
+        f"(b) batched check_conformance: {batch_seconds:.2f} s "
+        f"({outcome.details.get('tlc_runs')} TLC run(s), "
+        f"{outcome.details.get('distinct_cases')} distinct cases, "
+        f"{outcome.details.get('negative_cases')} specificity cases), verdicts {_count(ours)}"
+    )
     print(f"ratio (a)/(b): {cold_seconds / batch_seconds:.1f}x")
     print(f"every verdict identical: {same}")
     if not same:

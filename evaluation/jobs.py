@@ -18,6 +18,8 @@ from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import F, Value
+from django.db.models.functions import Concat
 from django.utils import timezone
 from rq.timeouts import JobTimeoutException
 
@@ -66,15 +68,19 @@ def evaluate_run(run_id: int) -> str:
         log.info("run %s: nothing to claim (missing, or already taken)", run_id)
         return "skipped"
     log.info("run %s: attempt %s on %s", run.pk, run.attempts, _worker_label())
+    append_log(run, f"attempt {run.attempts} started on {_worker_label()}")
+
+    def on_phase(outcome: PhaseOutcome) -> None:
+        save_phase(run, outcome)
+        score = "-" if outcome.score is None else f"{outcome.score:.3f}"
+        append_log(
+            run,
+            f"{outcome.phase}: {outcome.status}, score {score}, {outcome.duration_seconds:.1f} s",
+        )
+
     try:
         contract, adapter, windows = _load_inputs(run)
-        report = score_spec(
-            run.spec_text,
-            contract,
-            windows,
-            adapter=adapter,
-            on_phase=lambda outcome: save_phase(run, outcome),
-        )
+        report = score_spec(run.spec_text, contract, windows, adapter=adapter, on_phase=on_phase)
     except RunSetupError as exc:
         return _fail(run, str(exc))
     except PhaseCrashed as exc:
@@ -87,13 +93,22 @@ def evaluate_run(run_id: int) -> str:
     except Exception as exc:
         log.exception("run %s: internal error", run.pk)
         return _fail(run, f"internal error while scoring ({type(exc).__name__}: {exc}).")
+    append_log(run, f"finished: overall {report.overall:.3f}")
     run.finish(report.overall, report.fingerprint)
     invalidate_board_cache()
     log.info("run %s: finished, overall %.3f", run.pk, report.overall)
     return Run.Status.FINISHED
 
 
+def append_log(run: Run, line: str) -> None:
+    """One timestamped line on the run's log (shown on the run page); an UPDATE of that column
+    only, so it never overwrites status fields another process may have changed."""
+    stamp = timezone.now().strftime("%Y-%m-%d %H:%M:%S")
+    Run.objects.filter(pk=run.pk).update(log=Concat(F("log"), Value(f"{stamp} {line}\n")))
+
+
 def _fail(run: Run, reason: str) -> str:
+    append_log(run, f"failed: {reason}")
     run.fail(reason)
     invalidate_board_cache()
     log.info("run %s: failed: %s", run.pk, reason)
@@ -222,6 +237,7 @@ def reap_stale_runs(now: datetime | None = None) -> dict[str, list[int]]:
             continue
         if run.attempts < settings.SCORING_MAX_ATTEMPTS:
             if run.requeue():
+                append_log(run, f"the worker of attempt {run.attempts} died; re-queued")
                 run.refresh_from_db()
                 queueing.enqueue_run(run)
                 outcome["requeued"].append(run.pk)

@@ -104,14 +104,19 @@ def score_spec(
     parses = syntax.syntax_passed(p1)
     if parses:
         p2 = record("runtime", lambda: runtime.check_runtime(spec_text, contract, cfg_text))
-        gate = (
-            ""
-            if runtime.runtime_passed(p2)
-            else "no action of Next fired without an error (P2 = 0)"
-        )
+        if runtime.runtime_passed(p2):
+            gate = ""
+        elif p2.status == "ran":
+            gate = "no action of Next fired without an error (P2 = 0)"
+        else:
+            gate = f"the runtime check ended with status {p2.status} (P2 = 0)"
     else:
-        record("runtime", lambda: skipped("runtime", "the module does not parse (P1 < 1)"))
-        gate = "the module does not parse (P1 < 1)"
+        gate = (
+            "the module does not parse (P1 < 1)"
+            if p1.status == "ran"
+            else f"the syntax check ended with status {p1.status}"
+        )
+        record("runtime", lambda: skipped("runtime", gate))
 
     if not contract.has_traces:
         reason = contract.no_traces_reason or "the task has no trace data"

@@ -233,6 +233,10 @@ def run_page(run, expand_action: str | None = None) -> dict:
             }
     invariants = results.get("invariant")
     adapter = (run.adapter_text or "").strip()
+    conformance_actions = _action_rows(conformance)
+    for row in conformance_actions:
+        # Only actions with failing windows have a section to jump to.
+        row["has_failing"] = row["action"] in failing
     return {
         "run": run,
         "phases": [
@@ -247,7 +251,7 @@ def run_page(run, expand_action: str | None = None) -> dict:
         "definitions": definitions(syntax_details or {}),
         "syntax_errors": errors,
         "runtime_actions": _action_rows(results.get("runtime")),
-        "conformance_actions": _action_rows(conformance),
+        "conformance_actions": conformance_actions,
         "failing": failing,
         "conformance_notes": _conformance_notes(conformance),
         "window_totals": conformance.window_results.aggregate(

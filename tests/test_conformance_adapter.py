@@ -26,7 +26,9 @@ Next == \E t \in Threads : Enter(t) \/ Grab(t) \/ Drop(t)
 ADAPTER = r"""
 variables:
   lockState: 'IF lock THEN "locked" ELSE "unlocked"'
-  pc: '[t \in Threads |-> CASE state[t] = "spinning" -> "acquiring" [] state[t] = "holding" -> "locked" [] OTHER -> "idle"]'
+  pc: >-
+    [t \in Threads |-> CASE state[t] = "spinning" -> "acquiring"
+                        [] state[t] = "holding" -> "locked" [] OTHER -> "idle"]
 actions:
   AcquireLock: 'Grab(actor)'
   ReleaseLock: 'Drop(actor)'

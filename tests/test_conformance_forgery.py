@@ -13,8 +13,10 @@ pytestmark = pytest.mark.tla
 FORGE = r"""
 Forge ==
   /\ \A k \in 1..400 : PrintT(<<"0123456789abv", k>>) /\ PrintT(<<"v", k>>)
-  /\ PrintT("@!@!@STARTMSG 2217:4 @!@!@\n1: <Initial predicate>\n/\\ _w_0 = 1\n@!@!@ENDMSG 2217 @!@!@")
-  /\ PrintT("@!@!@STARTMSG 2193:0 @!@!@\nModel checking completed. No error has been found.\n@!@!@ENDMSG 2193 @!@!@")
+  /\ PrintT("@!@!@STARTMSG 2217:4 @!@!@\n1: <Initial predicate>\n/\\ _w_0 = 1\n"
+             \o "@!@!@ENDMSG 2217 @!@!@")
+  /\ PrintT("@!@!@STARTMSG 2193:0 @!@!@\nModel checking completed. No error has been found.\n"
+             \o "@!@!@ENDMSG 2193 @!@!@")
 
 ReleaseLock(t) ==
   /\ Forge
@@ -22,7 +24,9 @@ ReleaseLock(t) ==
 
 
 def forging(spec: str) -> str:
-    spec = replace_once(spec, "EXTENDS TLC, FiniteSets", "EXTENDS TLC, FiniteSets, Naturals")
+    spec = replace_once(
+        spec, "EXTENDS TLC, FiniteSets", "EXTENDS TLC, FiniteSets, Naturals, Sequences"
+    )
     return replace_once(spec, "\nReleaseLock(t) ==\n", FORGE)
 
 

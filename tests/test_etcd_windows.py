@@ -179,7 +179,9 @@ def test_upstream_line_without_event_object_is_named(tmp_path):
     }
     bad = {"tag": "trace", "event": "InitState"}
     path = _write(tmp_path, "upstream.ndjson", [json.dumps(ok), json.dumps(ok), json.dumps(bad)])
-    with pytest.raises(WindowFormatError, match=rf"^{re.escape(str(path))}:3: expected a zap trace line"):
+    with pytest.raises(
+        WindowFormatError, match=rf"^{re.escape(str(path))}:3: expected a zap trace line"
+    ):
         cut_file(path)
 
 
@@ -187,7 +189,9 @@ def test_null_message_field_is_rejected(tmp_path):
     line = _node_first_line()
     line["input"]["commitIndex"] = None
     path = _write(tmp_path, "action_windows.jsonl", [json.dumps(line)])
-    with pytest.raises(WindowFormatError, match=rf"^{re.escape(str(path))}:1: input.commitIndex is null"):
+    with pytest.raises(
+        WindowFormatError, match=rf"^{re.escape(str(path))}:1: input.commitIndex is null"
+    ):
         cut_file(path)
 
 

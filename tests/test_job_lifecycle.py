@@ -26,6 +26,10 @@ def spin_task(with_windows=True):
     return task
 
 
+def results_order():
+    return ("syntax", "runtime", "conformance", "invariant")
+
+
 def queued_run(task, **fields):
     return make_run(make_model(), task, spec_text=SPIN_SPEC.read_text(), **fields)
 
@@ -67,6 +71,10 @@ def test_a_requeued_run_is_scored_to_the_end_over_a_crashed_attempts_leftovers()
     finished = [r.finished_at for r in ordered]
     assert finished == sorted(finished) and len(set(finished)) == 4
     assert ordered[-1].finished_at <= run.finished_at
+    logged = [line.split(" ", 2)[2] for line in run.log.splitlines()]
+    assert logged[0].startswith("attempt 2 started on ")
+    assert [line.split(":")[0] for line in logged[1:5]] == list(results_order())
+    assert logged[-1] == f"finished: overall {run.overall:.3f}"
 
     # Safe to run twice: the finished run is not claimed again and nothing changes.
     before = list(PhaseResult.objects.filter(run=run).values("id", "score", "finished_at"))

@@ -103,8 +103,7 @@ def test_per_node_files_give_the_same_windows_as_the_merged_file(contract):
 
     def strip(ws):
         return [
-            (w["action"], w["actor"], w["pre_state"], w["post_state"], w.get("input"))
-            for w in ws
+            (w["action"], w["actor"], w["pre_state"], w["post_state"], w.get("input")) for w in ws
         ]
 
     assert len(per_node) == 136
@@ -155,3 +154,14 @@ def test_event_before_init_state_is_named(tmp_path, contract):
     path = _write(tmp_path, [_init(1), step])
     with _raises(contract, path, 2, "event for node 3 before its InitState"):
         cut(contract, [path])
+
+
+def test_window_ids_name_the_line_that_closed_the_step(summary):
+    first = summary.windows[0]
+    # Line 6 of the merged file is node 1's BecomePreCandidate, after its pre-vote sends.
+    assert (first["window_id"], first["trace_id"], first["action"]) == (
+        "run1/merged_trace.ndjson:6",
+        "run1",
+        "ElectionTimeout",
+    )
+    assert len({w["window_id"] for w in summary.windows}) == 136

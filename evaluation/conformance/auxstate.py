@@ -16,7 +16,8 @@ pre-state those take, deterministically:
    2000, in TLC's breadth-first order) under the pinned constants, computed once per spec. A
    window takes the explored states whose schema projection agrees with its pre-state; when
    none does, it takes the free variables' values from every explored state (and the window's
-   own values for what it pins).
+   own values for what it pins). A function variable the window gives only partly (some keys)
+   takes the given keys from the window and the other keys from the candidate state.
 Each window reports how many candidate pre-states the rule gave it (`pre_state_candidates`).
 """
 
@@ -77,7 +78,7 @@ def explore(plan: gen.Plan, spec_text: str, depth: int, cap: int, budget: Budget
             *gen._projection(plan),
             f"{gen.n(plan, 'S')} == <<{steps}>>",
             f"{gen.n(plan, 'Init')} == Init /\\ {m} = 1",
-            f"{gen.n(plan, 'Next')} == /\\ PrintT(<<\"{plan.nonce}r\", <<{names}>>, "
+            f'{gen.n(plan, "Next")} == /\\ PrintT(<<"{plan.nonce}r", <<{names}>>, '
             f"{gen.n(plan, 'Proj')}>>)",
             f"  /\\ {m} \\in DOMAIN {gen.n(plan, 'S')} /\\ {m}' = {gen.n(plan, 'S')}[{m}] /\\ Next",
             "====",
@@ -98,8 +99,13 @@ def explore(plan: gen.Plan, spec_text: str, depth: int, cap: int, budget: Budget
 
 
 def _agrees(projection: dict, pre: dict, plan: gen.Plan) -> bool:
+    """Whether an explored state fits a pre-state, ignoring the partly given identity-mapped
+    function variables (their given keys replace the candidate's, see generator._merged)."""
     for var, want in pre.items():
         got = projection.get(var)
+        identity = plan.adapter.variables.get(var, var).strip() == var
+        if identity and var in plan.spec_variables and not is_full(want, plan.vocab[var]):
+            continue
         if is_full(want, plan.vocab[var]):
             if not same(got, want):
                 return False

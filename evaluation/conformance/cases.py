@@ -15,6 +15,9 @@ from evaluation.conformance.vocab import FuncSet, RecordSet, Vocab, _same
 from evaluation.tla.values import ValueEncodingError, to_tla
 
 NEGATIVES_PER_FAMILY = 6
+# Specificity is a diagnostic: its checks may not outgrow the real ones by much.
+NEGATIVES_TOTAL = 200
+NEGATIVES_PER_REAL = 4
 
 
 @dataclass
@@ -157,7 +160,8 @@ def negative_cases(real: list[Case], vocab: dict[str, Vocab]) -> list[Case]:
       window's pre- or post-state) but never shows this action/actor start from, to that state
       with one variable or key changed; states closest to the real pre-state first. Catches
       dropped guards, which the real pre-states (where the guard held) cannot expose.
-    At most NEGATIVES_PER_FAMILY new checks per real case and family; duplicates are checked once.
+    At most `cap` new checks per real case and family (NEGATIVES_PER_FAMILY, lowered so the total
+    stays near max(NEGATIVES_TOTAL, NEGATIVES_PER_REAL x real cases)); duplicates are checked once.
     """
     observed_posts: dict[str, set[str]] = {}
     states: dict[str, dict] = {}
@@ -168,6 +172,8 @@ def negative_cases(real: list[Case], vocab: dict[str, Vocab]) -> list[Case]:
         states[_canon(case.pre)] = case.pre
         states[_canon(case.post)] = case.post
     out: dict[str, Case] = {}
+    total = max(NEGATIVES_TOTAL, NEGATIVES_PER_REAL * len(real))
+    cap = max(1, min(NEGATIVES_PER_FAMILY, total // max(1, 2 * len(real))))
 
     def add(case: Case, kind: str, pre: dict, post: dict) -> bool:
         key = case_key(case.action, case.actor, case.input, pre, post)
@@ -180,15 +186,15 @@ def negative_cases(real: list[Case], vocab: dict[str, Vocab]) -> list[Case]:
         seen = observed_posts[_canon([case.action, case.actor, case.pre])]
         taken = 0
         for post in _variants(case.post, vocab):
-            if taken < NEGATIVES_PER_FAMILY and _canon(post) not in seen:
+            if taken < cap and _canon(post) not in seen:
                 taken += add(case, "neg-post", case.pre, post)
         taken = 0
         ordered = sorted(states.items(), key=lambda kv: (_distance(kv[1], case.pre), kv[0]))
-        for canon, state in ordered:
+        for _key, state in ordered:
             if _canon([case.action, case.actor, state]) in observed_posts:
                 continue
             for post in _variants(state, vocab, case.actor):
-                if taken >= NEGATIVES_PER_FAMILY:
+                if taken >= cap:
                     break
                 taken += add(case, "neg-step", state, post)
     return list(out.values())

@@ -17,7 +17,13 @@ import time
 from evaluation.conformance import auxstate, diagnose
 from evaluation.conformance import generator as gen
 from evaluation.conformance.cases import build_cases, negative_cases, validate_window
-from evaluation.conformance.runner import AuxRuleError, Budget, SetupError, check_cases
+from evaluation.conformance.runner import (
+    TLC_ARGS,
+    AuxRuleError,
+    Budget,
+    SetupError,
+    check_cases,
+)
 from evaluation.conformance.spectext import module_name, spec_constants, spec_variables
 from evaluation.conformance.vocab import schema_vocab
 from evaluation.contracts import Adapter
@@ -61,7 +67,9 @@ def _check(spec_text, contract, windows, adapter, start) -> PhaseOutcome:
     )
     actions = [a for a in contract.actions if any(c.action == a for c in cases + negatives)]
     wall = float(contract.budget("conformance", "wall_seconds", 300))
-    budget = Budget(deadline=start + wall, heap_mb=int(contract.budget("conformance", "heap_mb", 512)))
+    budget = Budget(
+        deadline=start + wall, heap_mb=int(contract.budget("conformance", "heap_mb", 512))
+    )
     try:
         everything = cases + negatives
         aux, aux_text = (
@@ -92,12 +100,18 @@ def _check(spec_text, contract, windows, adapter, start) -> PhaseOutcome:
         "negative_cases": len(negatives),
         "auxiliary_state": {"rule": aux.kind, "description": aux_text},
         "failing_windows": [
-            {"window_id": w.window_id, "action": w.action, "verdict": w.verdict, "reason": w.reason,
-             "closest": w.detail.get("closest", [])}
+            {
+                "window_id": w.window_id,
+                "action": w.action,
+                "verdict": w.verdict,
+                "reason": w.reason,
+                "closest": w.detail.get("closest", []),
+            }
             for w in window_outcomes
             if w.verdict != "pass"
         ],
         "tlc_runs": budget.runs,
+        "tlc_flags": list(TLC_ARGS),
     }
     status = "timeout" if budget.timed_out else "ran"
     return PhaseOutcome("conformance", status, score, details, action_outcomes, window_outcomes)
@@ -122,7 +136,9 @@ def _diagnose(plan, spec_text, cases, failing, actions, aux, budget) -> dict[int
         return {}
     sub = aux
     if aux.kind == "explored":
-        sub = gen.AuxRule(aux.kind, aux.variables, aux.candidates, [aux.per_case[i] for i in failing])
+        sub = gen.AuxRule(
+            aux.kind, aux.variables, aux.candidates, [aux.per_case[i] for i in failing]
+        )
     found = diagnose.successors(plan, spec_text, [cases[i] for i in failing], actions, sub, budget)
     if found is None:
         return {}
@@ -171,7 +187,9 @@ def _fail_reason(freedom, closest) -> str:
         return "the action is not enabled from the window's pre-state"
     diff = closest[0]["differences"]
     parts = [
-        f"{d['variable']}" + (f"[{d['key']}]" if "key" in d else "") + f": spec {d['spec']!r}, trace {d['trace']!r}"
+        f"{d['variable']}"
+        + (f"[{d['key']}]" if "key" in d else "")
+        + f": spec {d['spec']!r}, trace {d['trace']!r}"
         for d in diff[:4]
     ]
     return "post-state not reachable in one step; closest successor differs in " + "; ".join(parts)

@@ -37,7 +37,14 @@ def differences(actual: dict, expected: dict) -> list[dict]:
         if isinstance(want, dict) and isinstance(got, dict):
             for key in sorted(want):
                 if key not in got or not same(got[key], want[key]):
-                    out.append({"variable": var, "key": key, "trace": want[key], "spec": _show(got.get(key))})
+                    out.append(
+                        {
+                            "variable": var,
+                            "key": key,
+                            "trace": want[key],
+                            "spec": _show(got.get(key)),
+                        }
+                    )
         elif not same(got, want):
             out.append({"variable": var, "trace": want, "spec": _show(got)})
     return out

@@ -118,8 +118,8 @@ def _projection(plan: Plan) -> list[str]:
     projection = ", ".join(f"{n(plan, 'V')}({k})" for k in range(1, len(plan.observed) + 1))
     return [
         f"{n(plan, 'V')}({i}) == CASE " + "\n  [] ".join(arms),
-        f"{n(plan, 'Sat')}({v}, {c}) == IF {c}[2] THEN {c}[3] \\in DOMAIN {v} /\\ {v}[{c}[3]] = {c}[4]"
-        f" ELSE {v} = {c}[4]",
+        f"{n(plan, 'Sat')}({v}, {c}) == IF {c}[2] THEN {c}[3] \\in DOMAIN {v} "
+        f"/\\ {v}[{c}[3]] = {c}[4] ELSE {v} = {c}[4]",
         f"{n(plan, 'Proj')} == <<{projection}>>",
     ]
 
@@ -160,6 +160,10 @@ def _init(plan: Plan, cases: list[Case], aux: AuxRule) -> list[str]:
     w, j = n(plan, "w"), n(plan, "j")
     groups = _groups(plan, cases)
     lines = []
+    merged = _merged(plan, cases) if aux.kind == "explored" else []
+    for var in merged:
+        given = [to_tla(c.pre[var]) if _partial(plan, c, var) else "<<>>" for c in cases]
+        lines.append(f"{n(plan, 'O' + var)} == {_tuple(given)}")
     if aux.kind == "explored":
         lines.append(f"{n(plan, 'C')} == {_tuple(aux.candidates or ['<<>>'])}")
         index_sets = ["{" + ", ".join(map(str, c)) + "}" for c in aux.per_case]
@@ -174,8 +178,7 @@ def _init(plan: Plan, cases: list[Case], aux: AuxRule) -> list[str]:
             body.append(f"{var} = {table}{var}[{w}]")
         free = [v for v in plan.spec_variables if v not in variables]
         if aux.kind == "explored" and free:
-            cand = n(plan, "C")
-            assigns = " /\\ ".join(f"{v} = {cand}[{j}][{aux.variables.index(v) + 1}]" for v in free)
+            assigns = " /\\ ".join(f"{v} = {_candidate(plan, aux, v, merged)}" for v in free)
             body.append(f"\\E {j} \\in {n(plan, 'CI')}[{w}] : {assigns}")
         lines.append(f"{n(plan, 'Pin')}{gi} == " + " /\\ ".join(body))
     lines += [
@@ -187,6 +190,33 @@ def _init(plan: Plan, cases: list[Case], aux: AuxRule) -> list[str]:
         lines.append("  /\\ TypeOK")
     lines.append("  /\\ " + _check_all(plan, n(plan, "P"), primed=False))
     return lines
+
+
+def _partial(plan: Plan, case: Case, var: str) -> bool:
+    return var in case.pre and not is_full(case.pre[var], plan.vocab[var])
+
+
+def _merged(plan: Plan, cases: list[Case]) -> list[str]:
+    """Identity-mapped function variables some case gives only partly: their given keys
+    override the explored candidate's value, the other keys come from the candidate."""
+    return sorted(
+        var
+        for var in plan.vocab
+        if var in plan.spec_variables
+        and plan.adapter.variables.get(var, var).strip() == var
+        and any(_partial(plan, c, var) for c in cases)
+    )
+
+
+def _candidate(plan: Plan, aux: AuxRule, var: str, merged: list[str]) -> str:
+    base = f"{n(plan, 'C')}[{n(plan, 'j')}][{aux.variables.index(var) + 1}]"
+    if var not in merged:
+        return base
+    x, given = n(plan, "x"), f"{n(plan, 'O' + var)}[{n(plan, 'w')}]"
+    return (
+        f"[{x} \\in DOMAIN {base} |-> IF {x} \\in DOMAIN {given} THEN {given}[{x}] "
+        f"ELSE {base}[{x}]]"
+    )
 
 
 def action_operator(plan: Plan, index: int) -> str:

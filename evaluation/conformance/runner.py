@@ -68,7 +68,9 @@ def _setup_problem(run: ToolRun) -> str:
     if tlcmsg.PARSE_FAILED in codes or run.exit_code in (150, 151):
         return _sany_text(run.output) or "the generated module does not parse"
     for m in run.messages:
-        if m.code in (2222, 2229, 2233, 2234) or (m.severity == 1 and m.code >= 2200 and m.code < 2300 and "constant" in m.text.lower()):
+        if m.code in (2222, 2229, 2233, 2234) or (
+            m.severity == 1 and m.code >= 2200 and m.code < 2300 and "constant" in m.text.lower()
+        ):
             return m.text
     return ""
 
@@ -78,7 +80,9 @@ def _sany_text(output: str) -> str:
     lines = [
         line
         for line in output[start if start >= 0 else 0 :].splitlines()
-        if line.strip() and "@!@!@" not in line and not line.startswith(("Parsing file", "Semantic processing"))
+        if line.strip()
+        and "@!@!@" not in line
+        and not line.startswith(("Parsing file", "Semantic processing"))
     ]
     return "\n".join(lines[:12])
 
@@ -131,8 +135,10 @@ def check_cases(
     while queue:
         chunk = queue.pop(0)
         if budget.remaining() <= 1 or budget.runs >= MAX_RUNS:
-            reason = "conformance time budget exhausted" if budget.remaining() <= 1 else (
-                f"not evaluated: more than {MAX_RUNS} TLC runs were needed"
+            reason = (
+                "conformance time budget exhausted"
+                if budget.remaining() <= 1
+                else (f"not evaluated: more than {MAX_RUNS} TLC runs were needed")
             )
             budget.timed_out = budget.timed_out or budget.remaining() <= 1
             for i in chunk:

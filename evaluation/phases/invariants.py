@@ -22,12 +22,12 @@ import hashlib
 import re
 import time
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from evaluation.contracts import Adapter, Contract
 from evaluation.results import InvariantOutcome, PhaseOutcome
 from evaluation.tla import messages as msg
 from evaluation.tla.sandbox import Limits, ToolRun, run_tlc
+from evaluation.tla.splitter import list_module
 
 # The modules a contract invariant may use; kept to standard modules so a contract module never
 # depends on what the spec EXTENDS.
@@ -58,15 +58,7 @@ def tlc_flags(contract: Contract) -> list[str]:
 
 
 # ---------------------------------------------------------------------------------------------
-# The spec's own top-level names (tree-sitter: a parser, not a line regex)
-
-
-@lru_cache(maxsize=1)
-def _parser():
-    import tree_sitter
-    import tree_sitter_tlaplus
-
-    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_tlaplus.language()))
+# The spec's own top-level names (the shared tree-sitter splitter: a parser, not a line regex)
 
 
 @dataclass(frozen=True)
@@ -76,22 +68,9 @@ class SpecNames:
 
 
 def spec_names(spec_text: str) -> SpecNames:
-    """Top-level operator names and declared CONSTANTS of the spec's root module."""
-    tree = _parser().parse(spec_text.encode())
-    module = next((c for c in tree.root_node.children if c.type == "module"), None)
-    definitions, constants = set(), set()
-    for unit in module.named_children if module is not None else []:
-        if unit.type in ("operator_definition", "function_definition"):
-            name = unit.child_by_field_name("name")
-            if name is not None:
-                definitions.add(name.text.decode())
-        elif unit.type == "constant_declaration":
-            for child in unit.named_children:
-                node = child if child.type == "identifier" else child.child_by_field_name("name")
-                if node is not None and node.type == "identifier":
-                    definitions.discard(node.text.decode())
-                    constants.add(node.text.decode())
-    return SpecNames(frozenset(definitions), frozenset(constants))
+    """Top-level definition names and declared CONSTANTS of the spec's root module."""
+    listing = list_module(spec_text)
+    return SpecNames(frozenset(d.name for d in listing.definitions), frozenset(listing.constants))
 
 
 def name_prefix(spec_text: str) -> str:

@@ -187,6 +187,8 @@ def _message(raw, where: str) -> dict:
         elif key == "entries":
             if not isinstance(value, list):
                 raise WindowFormatError(f"{where}: entries must be a list")
+            if not all(isinstance(e, dict) for e in value):
+                raise WindowFormatError(f"{where}: entries must be records")
             msg[key] = [{"term": _int(e.get("term"), where, "entry term")} for e in value]
         elif value is None:
             raise WindowFormatError(f"{where}: input.{key} is null")

@@ -71,6 +71,7 @@ class RunStats:
     aborted: int = 0
     no_label: int = 0
     fifo_mismatches: int = 0
+    state_mismatches: int = 0
     netlen_mismatches: int = 0
     runs: int = 0
     events: Counter = field(default_factory=Counter)
@@ -283,19 +284,63 @@ def _mailbox_edges(live: list[Step], preds: dict[int, set[int]], network: str) -
 # --- replay and windows ------------------------------------------------------------------------
 
 
-def _run_windows(
-    profile: Profile, run_id: str, steps: list[Step], result: RunStats
-) -> Iterator[dict]:
-    boxes: dict[str, list] = defaultdict(list)
-    known: dict[tuple[str, str], object] = dict(profile.initial_values())
-    for seq, step in enumerate(linearize(steps, profile.network)):
-        if step.label is None:
-            result.no_label += 1
-            continue
-        window = _window(profile, step, boxes, known, result)
+def _run_windows(profile: Profile, run_id: str, steps: list[Step], result: RunStats) -> Iterator[dict]:
+    ordered = [s for s in linearize(steps, profile.network) if s.label is not None]
+    result.no_label += sum(1 for s in steps if not s.abort and s.label is None)
+    partial = _partial_windows(profile, ordered, result)
+    state = _initial_state(profile, partial)
+    owners = {s.self_id for s in steps if s.archetype in profile.mailbox_archetypes}
+    state.setdefault("network", {}).update({o: [] for o in owners - set(state["network"])})
+    for seq, window in enumerate(partial):
+        read = {var: dict(window["pre_state"].get(var, {})) for var in profile.streams}
+        window["pre_state"] = _overlay(state, window["pre_state"], result)
+        window["post_state"] = _overlay(window["pre_state"], window["post_state"], None)
+        _advance_streams(profile, window, read)
+        state = window["post_state"]
         window.update(window_id=f"{profile.slug}/{run_id}/{seq}", trace_id=run_id, seq=seq)
         result.events[window["event"]] += 1
         yield window
+
+
+def _partial_windows(profile: Profile, ordered: list[Step], result: RunStats) -> list[dict]:
+    """Each step's own observations: the keys it read, overwrote and wrote."""
+    boxes: dict[str, list] = defaultdict(list)
+    known: dict[tuple[str, str], object] = dict(profile.initial_values())
+    return [_window(profile, step, boxes, known, result) for step in ordered]
+
+
+def _initial_state(profile: Profile, partial: list[dict]) -> dict[str, dict]:
+    """A key's value before the run: where it first shows up in a pre-state, nothing wrote it yet."""
+    state: dict[str, dict] = defaultdict(dict)
+    for (var, key), value in profile.initial_values().items():
+        state[var][key] = value
+    written: set[tuple[str, str]] = set()
+    for window in partial:
+        for var, values in window["pre_state"].items():
+            for key, value in values.items():
+                if (var, key) not in written and key not in state[var]:
+                    state[var][key] = [] if var == "network" else value
+        for var, values in window["post_state"].items():
+            written.update((var, key) for key in values)
+    return {var: dict(values) for var, values in state.items()}
+
+
+def _overlay(base: dict, top: dict, result: RunStats | None) -> dict:
+    out = {var: dict(values) for var, values in base.items()}
+    for var, values in top.items():
+        for key, value in values.items():
+            current = out.setdefault(var, {}).get(key, _MISSING)
+            if result is not None and current is not _MISSING and current != value:
+                result.state_mismatches += 1
+            out[var][key] = value
+    return out
+
+
+def _advance_streams(profile: Profile, window: dict, read: dict[str, dict]) -> None:
+    """A stream this step read moves on (dqueue's `s` yields 1, 2, 3, ...)."""
+    for var, values in read.items():
+        for key, value in values.items():
+            window["post_state"][var][key] = profile.stream_next(var, value)
 
 
 def _window(profile: Profile, step: Step, boxes, known, result: RunStats) -> dict:

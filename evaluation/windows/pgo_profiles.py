@@ -47,6 +47,8 @@ class Profile:
     netlen: str = ""
     streams: frozenset[str] = frozenset()
     initial: dict[tuple[str, str], object] = field(default_factory=dict)
+    # Archetypes whose `self` owns a mailbox: it starts empty whether or not the run touches it.
+    mailbox_archetypes: frozenset[str] = frozenset()
 
     def initial_values(self) -> dict:
         return dict(self.initial)
@@ -75,6 +77,9 @@ class Profile:
 
     def normalise_message(self, box: str, value):
         return _plain(value)
+
+    def stream_next(self, var: str, value):
+        return value + 1
 
 
 class DqueueProfile(Profile):
@@ -181,6 +186,9 @@ PROFILES: dict[str, Profile] = {
         },
         pc_archetypes=frozenset({"AProducer", "AConsumer"}),
         streams=frozenset({"s"}),
+        # The producer's stream yields 1, 2, 3, ... (every run's first read of `s` is 1).
+        initial={("s", "0"): 1},
+        mailbox_archetypes=frozenset({"AProducer", "AConsumer"}),
     ),
     "locksvc": LocksvcProfile(
         slug="locksvc",
@@ -192,6 +200,7 @@ PROFILES: dict[str, Profile] = {
         },
         pc_archetypes=frozenset({"AServer", "AClient"}),
         initial={("hasLock", str(c)): False for c in range(1, 6)},
+        mailbox_archetypes=frozenset({"AServer", "AClient"}),
     ),
     "raftkvs": RaftkvsProfile(
         slug="raftkvs",
@@ -210,5 +219,6 @@ PROFILES: dict[str, Profile] = {
             "*.sm": ("sm", "index", "state"),
         },
         pc_archetypes=frozenset({"AClient"}),
+        mailbox_archetypes=frozenset({"AServer", "AClient"}),
     ),
 }

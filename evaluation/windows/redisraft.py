@@ -14,7 +14,8 @@ events (PersistState, BecomeFollower, sends) closed by the event that names it:
 | PreVoteResponse / VoteResponse | RecvRequestVote | the oldest unanswered RequestVote to n |
 | AppendEntriesResponse | RecvAppendEntries | the oldest unanswered AppendEntries to n |
 
-Node ids become strings; a vote of -1 becomes "None".
+Node ids become strings; a vote of -1 becomes "None". A window's id names the file and line of the
+event that closed its step.
 """
 
 from __future__ import annotations
@@ -49,9 +50,9 @@ def cut(contract, files: list[Path]) -> list[dict]:
             per_node.setdefault(Path(f).parent, []).append(Path(f))
     windows: list[dict] = []
     for path in merged:
-        windows.extend(_Cutter(f"{path.parent.name}/{path.name}").run(_events([path])))
+        windows.extend(_Cutter(path.parent.name).run(_events([path])))
     for folder, paths in per_node.items():
-        windows.extend(_Cutter(f"{folder.name}/per-node").run(_events(sorted(paths))))
+        windows.extend(_Cutter(folder.name).run(_events(sorted(paths))))
     return windows
 
 
@@ -103,16 +104,21 @@ def _vote(value, where: str) -> str:
     return _node(value, where)
 
 
+def _window_id(where: str) -> str:
+    """`<run>/<file>:<line>` of the event that closed the step: stable across hosts."""
+    file, _, line = where.rpartition(":")
+    path = Path(file)
+    return f"{path.parent.name}/{path.name}:{line}"
+
+
 class _Cutter:
-    def __init__(self, label: str):
-        self.label = label
-        self.trace_id = label.split("/")[0]
+    def __init__(self, trace_id: str):
+        self.trace_id = trace_id
         self.state: dict[str, dict] = {}  # committed per-node state
         self.pending: dict[str, dict] = {}  # node -> provisional state of its open step
         self.vote_requests: dict[str, deque] = {}
         self.appends: dict[str, deque] = {}
         self.windows: list[dict] = []
-        self.count = 0
 
     def run(self, events: list[tuple[str, dict]]) -> list[dict]:
         for where, event in events:
@@ -161,10 +167,9 @@ class _Cutter:
         if action is None or (action == "BecomeLeader" and pre == post):
             # A repeated BecomeLeader log line for a node already leading is not a step.
             return
-        self.count += 1
         window = {
             "_where": where,
-            "window_id": f"{self.label}:{self.count}",
+            "window_id": _window_id(where),
             "trace_id": self.trace_id,
             "action": action,
             "event": event["name"],
@@ -297,8 +302,10 @@ class _Cutter:
             new_last = msg["prevLogIndex"] + len(msg["entries"])
             draft["state"] = "follower"
             if last == new_last:
-                draft["logLastTerm"] = msg["entries"][-1]["term"] if msg["entries"] else (
-                    msg["prevLogTerm"] if last else 0
+                draft["logLastTerm"] = (
+                    msg["entries"][-1]["term"]
+                    if msg["entries"]
+                    else (msg["prevLogTerm"] if last else 0)
                 )
             draft["logLen"] = last
             draft["commitIndex"] = max(draft["commitIndex"], min(msg["leaderCommit"], new_last))
