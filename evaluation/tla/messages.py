@@ -3,6 +3,12 @@
 A spec can `Print` text that looks exactly like a tool message, so what this module returns is a
 diagnostic, never a verdict: verdicts rely on exit codes, the final 2199 statistics line (printed
 after the spec stopped being evaluated), nonce-tagged output or states.
+
+Still, the parser only takes markers where TLC writes them: at the start of a line, or for a
+message nested inside another (1000 wraps the evaluation error it reports) right after `: ` at
+the start of a line. `Print` output always starts with a value (`"`, `<<`, `{`, a digit...) and
+escapes newlines inside strings, so a forged marker inside it stays plain data. A nested message
+is returned on its own and its text (without markers) is also part of its parent's text.
 """
 
 from __future__ import annotations
@@ -10,9 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_BLOCK = re.compile(
-    r"@!@!@STARTMSG (\d+):(\d+) @!@!@\n?(.*?)@!@!@ENDMSG \1 @!@!@",
-    re.DOTALL,
+_MARKER = re.compile(
+    r"^(: )?@!@!@(?:STARTMSG (\d+):(\d+)|ENDMSG (\d+)) @!@!@[ \t]*(?:\n|$)", re.MULTILINE
 )
 
 SEVERITY = {0: "info", 1: "error", 2: "tlc-bug", 3: "warning", 4: "state"}
@@ -45,11 +50,40 @@ class Message:
 
 
 def parse_messages(output: str) -> list[Message]:
-    """Every `@!@!@STARTMSG code:severity` block in order, its text stripped."""
-    return [
-        Message(int(code), int(severity), text.strip())
-        for code, severity, text in _BLOCK.findall(output)
-    ]
+    """Every complete `@!@!@STARTMSG code:severity` block, in the order the blocks start."""
+    slots: list[Message | None] = []
+    stack: list[_Open] = []
+    position = 0
+    for marker in _MARKER.finditer(output):
+        if stack:
+            stack[-1].parts.append(output[position : marker.start()])
+        position = marker.end()
+        nested, code, severity, end_code = marker.groups()
+        if code is not None:
+            if nested and stack:
+                stack[-1].parts.append(": ")
+            stack.append(_Open(int(code), int(severity), len(slots), []))
+            slots.append(None)
+        elif any(frame.code == int(end_code) for frame in stack):
+            while True:
+                frame = stack.pop()
+                text = "".join(frame.parts)
+                if stack:
+                    stack[-1].parts.append(text)
+                if frame.code == int(end_code):
+                    slots[frame.slot] = Message(frame.code, frame.severity, text.strip())
+                    break
+        elif stack:  # an end marker of nothing open is data
+            stack[-1].parts.append(marker.group(0))
+    return [m for m in slots if m is not None]
+
+
+@dataclass
+class _Open:
+    code: int
+    severity: int
+    slot: int
+    parts: list[str]
 
 
 def last(messages: list[Message], code: int) -> Message | None:

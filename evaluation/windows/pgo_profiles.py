@@ -187,7 +187,7 @@ PROFILES: dict[str, Profile] = {
         pc_archetypes=frozenset({"AProducer", "AConsumer"}),
         streams=frozenset({"s"}),
         # The producer's stream yields 1, 2, 3, ... (every run's first read of `s` is 1).
-        initial={("s", "0"): 1},
+        initial={("s", "0"): 1, ("requester", "0"): NONE},
         mailbox_archetypes=frozenset({"AProducer", "AConsumer"}),
     ),
     "locksvc": LocksvcProfile(
@@ -199,7 +199,12 @@ PROFILES: dict[str, Profile] = {
             "AClient.hasLock": ("hasLock", "index", "state"),
         },
         pc_archetypes=frozenset({"AServer", "AClient"}),
-        initial={("hasLock", str(c)): False for c in range(1, 6)},
+        # PGo's initial values: hasLock all FALSE, msg unset (defaultInitValue), q empty.
+        initial={
+            **{("hasLock", str(c)): False for c in range(1, 6)},
+            ("msg", "0"): LocksvcProfile.NO_MSG,
+            ("q", "0"): [],
+        },
         mailbox_archetypes=frozenset({"AServer", "AClient"}),
     ),
     "raftkvs": RaftkvsProfile(

@@ -19,7 +19,12 @@ def methodology(request):
     tasks = Task.objects.prefetch_related("corpora")
     context = {
         "weights": [
-            {"label": PHASE_LABELS[p], "name": PHASE_NAMES[p], "weight": w, "percent": round(w * 100)}
+            {
+                "label": PHASE_LABELS[p],
+                "name": PHASE_NAMES[p],
+                "weight": w,
+                "percent": round(w * 100),
+            }
             for p, w in zip(PHASES, OFFICIAL_WEIGHTS, strict=True)
         ],
         "tasks": [(task, trace_status(task)["corpus"]) for task in tasks],
