@@ -27,9 +27,11 @@ from dataclasses import dataclass, field
 import pandas as pd
 from django.core.cache import cache
 
-PHASES = ("syntax", "runtime", "conformance", "invariant")
+from evaluation.pipeline import PHASE_WEIGHTS, PHASES
+
 PHASE_LABELS = {"syntax": "P1", "runtime": "P2", "conformance": "P3", "invariant": "P4"}
-OFFICIAL_WEIGHTS = (0.15, 0.15, 0.35, 0.35)
+# The scorer and the board share one definition of the official weights.
+OFFICIAL_WEIGHTS = tuple(PHASE_WEIGHTS[phase] for phase in PHASES)
 NOT_APPLICABLE = "n/a"
 FUNNEL_STAGES = ("submitted", "P1 = 1", "P2 > 0", "P3 > 0", "P4 > 0")
 

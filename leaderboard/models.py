@@ -8,8 +8,8 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-# PHASE_WEIGHTS: one definition of the official weights, shared with the scorer.
-from evaluation.pipeline import PHASE_WEIGHTS
+# Re-exported so Django-side code imports the official weights from the app it lives in.
+from evaluation.pipeline import PHASE_WEIGHTS  # noqa: F401
 from leaderboard.querysets import RunQuerySet
 
 
@@ -175,8 +175,15 @@ class Run(models.Model):
         )
 
     def weighted_score(self) -> float:
-        scores = {p.phase: p.score for p in self.phase_results.all()}
-        return sum(weight * (scores.get(phase) or 0.0) for phase, weight in PHASE_WEIGHTS.items())
+        """This run's cell score under the official weights, by the board's one rule."""
+        from leaderboard.aggregate import cell_score
+
+        results = list(self.phase_results.all())
+        return cell_score(
+            {r.phase: r.score for r in results},
+            {r.phase: r.status for r in results},
+            self.provenance,
+        )
 
 
 class PhaseResult(models.Model):

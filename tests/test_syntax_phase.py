@@ -78,3 +78,53 @@ def test_without_contract_the_declared_module_is_used_and_results_repeat():
     broken = GOOD.replace("Tail(q)", "Tail(q")
     a, b = check_syntax(broken, None), check_syntax(broken, None)
     assert (a.score, a.details["definitions"]) == (b.score, b.details["definitions"])
+
+
+REFERENCE = (
+    __import__("pathlib").Path(__file__).resolve().parent.parent
+    / "tasks_data"
+    / "spin"
+    / "reference"
+    / "spin.tla"
+).read_text()
+REFERENCE_NAMES = [
+    "vars",
+    "TypeOK",
+    "Init",
+    "StartLock",
+    "AcquireLock",
+    "ReleaseLock",
+    "Next",
+    "Spec",
+]
+
+
+def test_unclosed_paren_in_next_keeps_next_counted_and_failing():
+    spec = REFERENCE.replace(
+        "Next == \\E t \\in Threads : StartLock(t)", "Next == \\E t \\in Threads : (StartLock(t)"
+    )
+    assert spec != REFERENCE
+    outcome = check_syntax(spec, {"module": "spin"})
+    by_name = rows(outcome)
+    assert list(by_name) == REFERENCE_NAMES
+    assert by_name["Next"]["verdict"] == "error" and by_name["Next"]["line"] == 48
+    assert (
+        "Parse Error" in by_name["Next"]["message"] or "Encountered" in by_name["Next"]["message"]
+    )
+    assert [n for n, r in by_name.items() if r["verdict"] == "error"] == ["Next"]
+    assert outcome.score == 0.5 * 7 / 8
+
+
+def test_unclosed_paren_does_not_swallow_or_rename_later_definitions():
+    # tree-sitter's recovery turned `StartLock(t) ==` into a definition named `t` and hid the
+    # actions after it; every definition must still be listed and judged on its own text.
+    spec = REFERENCE.replace(
+        'StartLock(t) ==\n  /\\ pc[t] = "idle"', 'StartLock(t) ==\n  ( /\\ pc[t] = "idle"'
+    )
+    assert spec != REFERENCE
+    outcome = check_syntax(spec, {"module": "spin"})
+    by_name = rows(outcome)
+    assert list(by_name) == REFERENCE_NAMES
+    assert [n for n, r in by_name.items() if r["verdict"] == "error"] == ["StartLock"]
+    assert by_name["StartLock"]["line"] == 23
+    assert outcome.score == 0.5 * 7 / 8

@@ -25,4 +25,9 @@ def allowed_modules(contract) -> set[str]:
 
 def limits_for(contract, phase: str, default_wall: float) -> Limits:
     wall = float(budget(contract, phase, "wall_seconds", default_wall))
-    return Limits(wall_seconds=wall, cpu_seconds=int(wall * 2) + 5, heap_mb=512, scratch_mb=256)
+    return Limits(
+        wall_seconds=wall,
+        cpu_seconds=int(wall * 2) + 5,
+        heap_mb=int(budget(contract, phase, "heap_mb", 512)),
+        scratch_mb=int(budget(contract, phase, "scratch_mb", 256)),
+    )

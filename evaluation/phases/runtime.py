@@ -99,7 +99,7 @@ def _finish(run, universe, coverage, failed, details, started) -> PhaseOutcome:
     if run.exit_code == 11:
         details["deadlock_found"] = _error_detail(run.messages)
     elif run.status != "ok":
-        details["error"] = _error_detail(run.messages) or {"message": run.note}
+        details["error"] = {**_error_detail(run.messages), "note": run.note}
     if not universe:
         details.setdefault("error", {"message": run.note or "TLC reported no actions"})
         return _outcome(

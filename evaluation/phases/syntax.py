@@ -28,6 +28,8 @@ _ERROR_START = re.compile(
     re.MULTILINE,
 )
 MESSAGE_CHARS = 1500
+_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
+_HEAD = re.compile(rf"{_NAME}(\s*\(\s*{_NAME}(\s*,\s*{_NAME})*\s*\))?")
 
 
 @dataclass
@@ -145,7 +147,10 @@ def _one_line(text: str) -> str:
 def _stub(definition: Definition) -> str:
     if definition.kind == "module":
         return _one_line(definition.text)
-    if definition.kind == "function" or definition.has_error:
+    # A broken definition keeps its parameters when its head is intact, so that later
+    # definitions using it are judged on their own text, not on the stub's arity.
+    broken_head = definition.has_error and not _HEAD.fullmatch(definition.head)
+    if definition.kind == "function" or broken_head:
         return f"{definition.name} == TRUE"
     return f"{definition.head} == TRUE"
 

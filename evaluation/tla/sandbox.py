@@ -55,6 +55,7 @@ SANY_ERROR_MARKERS = (
     "Cannot find source file",
     "Parse Error",
 )
+DISK_FULL = "No space left on device"
 QUEUE_DONE = re.compile(r"\b0 states left on queue")
 TLCSET = re.compile(r"\bTLCSet\b")
 
@@ -454,7 +455,9 @@ def run_tlc(
     fixed = ["-tool", "-workers", "1", "-metadir", "{metadir}", "-config", f"{root}.cfg"]
     raw = _run(modules, root, limits, cfg or "", fixed + extra_args + [f"{root}.tla"], "tlc2.TLC")
     parsed = msg.parse_messages(raw.output)
-    status, note = _common_status(raw) or _tlc_status(raw, parsed, "-simulate" in extra_args)
+    status, note = _common_status(raw) or _tlc_status(
+        raw, parsed, "-simulate" in extra_args, limits
+    )
     version = msg.first(parsed, 2262)
     return ToolRun(
         "tlc",
@@ -470,8 +473,16 @@ def run_tlc(
     )
 
 
-def _tlc_status(raw: _Raw, parsed: list[Message], simulate: bool) -> tuple[str, str]:
+def _tlc_status(
+    raw: _Raw, parsed: list[Message], simulate: bool, limits: Limits | None = None
+) -> tuple[str, str]:
     if raw.exit_code != 0:
+        if any(DISK_FULL in m.text for m in msg.errors(parsed)):
+            cap = f" ({limits.scratch_mb} MB)" if limits else ""
+            return "error", (
+                f"scratch space cap{cap} exhausted: TLC's state queue outgrew the disk budget "
+                f"(No space left on device; exit {raw.exit_code})"
+            )
         return "error", f"TLC exited with {raw.exit_code}"
     if simulate:
         return "ok", ""

@@ -1,0 +1,60 @@
+"""A state explosion that fills TLC's metadir ends quickly with a clear non-pass status."""
+
+import time
+
+import pytest
+
+from evaluation.phases.runtime import check_runtime
+from evaluation.tla.sandbox import Limits, run_tlc
+
+pytestmark = pytest.mark.tla
+
+# Every step appends a fat record: BFS's state queue spills to the metadir within seconds.
+BOOM = r"""---- MODULE Boom ----
+EXTENDS Naturals, Sequences
+VARIABLE s
+Init == s = <<>>
+Next == \E i \in 1..50 :
+          s' = Append(s, [a |-> i, b |-> <<i, i, i, i>>, c |-> "padding-padding-padding"])
+====
+"""
+WALL = 60
+
+
+def test_full_scratch_is_an_error_naming_the_cap_within_the_budget():
+    started = time.monotonic()
+    run = run_tlc(
+        {"Boom": BOOM},
+        "Boom",
+        "INIT Init\nNEXT Next\n",
+        ["-deadlock"],
+        Limits(wall_seconds=WALL, cpu_seconds=WALL, heap_mb=256, scratch_mb=4),
+    )
+    elapsed = time.monotonic() - started
+    assert run.status == "error", (run.status, run.note, run.output[-1500:])
+    assert "scratch space cap" in run.note
+    # Well inside the wall budget: the cap, not the clock, ended the run.
+    assert elapsed < WALL / 2
+
+
+def test_runtime_phase_reports_the_exhausted_scratch_as_an_error():
+    contract = {
+        "module": "Boom",
+        "deadlock": "allowed",
+        "budgets": {
+            "runtime": {
+                "wall_seconds": WALL,
+                "depth": 1000,
+                "max_states": 100_000_000,
+                "scratch_mb": 4,
+                "heap_mb": 256,
+            }
+        },
+    }
+    started = time.monotonic()
+    outcome = check_runtime(BOOM, contract)
+    assert time.monotonic() - started < WALL
+    assert (outcome.status, outcome.score) == ("error", 0.0)
+    error = outcome.details["error"]
+    assert "No space left on device" in error["message"]
+    assert "scratch space cap (4 MB)" in error["note"]
