@@ -87,9 +87,9 @@ def test_aborted_steps_are_skipped_and_counted(cut):
     assert windows_and_unmapped == stats.steps - stats.aborted
 
 
-def test_mailbox_replay_is_fifo_consistent(cut):
+def test_replay_agrees_with_every_observation(cut):
     contract, stats, result = cut
-    assert (stats.fifo_mismatches, stats.netlen_mismatches) == (0, 0)
+    assert (stats.fifo_mismatches, stats.netlen_mismatches, stats.state_mismatches) == (0, 0, 0)
     for w in result.windows:
         if "input" in w:
             box = w["pre_state"]["network"][w["actor"]]
@@ -108,15 +108,35 @@ def test_windows_use_string_ids_and_schema_variables(cut):
         assert "null" not in json.dumps(w)
 
 
+# Every window of a run shows the same keys: the run's whole replayed state.
+FULL_KEYS = {
+    "dqueue": {"pc": 2, "network": 2, "requester": 1, "s": 1},
+    "locksvc": {"pc": 6, "network": 6, "msg": 1, "q": 1, "hasLock": 5},
+    "raftkvs": {
+        **dict.fromkeys(["state", "currentTerm", "votedFor", "leader", "log", "commitIndex"], 1),
+        **dict.fromkeys(["sm", "pc", "clientLeader", "req", "reqIdx"], 1),
+        "network": 2,
+    },
+}
+
+
+def test_windows_carry_the_whole_replayed_state(cut):
+    contract, _, result = cut
+    for w in result.windows:
+        for side in ("pre_state", "post_state"):
+            assert {v: len(keys) for v, keys in w[side].items()} == FULL_KEYS[contract.slug]
+
+
 def test_locksvc_grant_windows_send_exactly_one_grant(cut):
     contract, _, result = cut
     if contract.slug != "locksvc":
         pytest.skip("locksvc only")
     for w in result.windows:
         if w["action"] == "ServerGrantLock":
-            (to,) = w["post_state"]["network"]
-            assert w["post_state"]["network"][to][-1] == {"type": 3}
-            assert w["pre_state"]["pc"] == {"0": "serverRespond"}
+            pre, post = w["pre_state"]["network"], w["post_state"]["network"]
+            changed = [n for n in post if post[n] != pre[n]]
+            assert len(changed) == 1 and post[changed[0]] == pre[changed[0]] + [{"type": 3}]
+            assert w["pre_state"]["pc"]["0"] == "serverRespond"
 
 
 # --- malformed input ---------------------------------------------------------------------------
@@ -142,8 +162,9 @@ def test_a_synthetic_step_becomes_a_request_window(tmp_path):
     contract = load_contract("dqueue")
     (window,) = list(pgo.cut(contract, _run_dir(tmp_path, [GOOD])))
     assert window["event"] == "AConsumer.c1"
-    assert window["pre_state"] == {"pc": {"1": "c1"}, "network": {"0": []}}
-    assert window["post_state"] == {"pc": {"1": "c2"}, "network": {"0": ["1"]}}
+    fixed = {"requester": {"0": "None"}, "s": {"0": 1}}
+    assert window["pre_state"] == {"pc": {"1": "c1"}, "network": {"0": [], "1": []}, **fixed}
+    assert window["post_state"] == {"pc": {"1": "c2"}, "network": {"0": ["1"], "1": []}, **fixed}
 
 
 def test_an_aborted_step_leaves_no_window(tmp_path):

@@ -76,13 +76,16 @@ def _setup_problem(run: ToolRun) -> str:
 
 
 def _sany_text(output: str) -> str:
+    """SANY's own error lines (between its start and end messages; no timestamps)."""
     start = output.find("Starting SANY")
+    end = output.find("SANY finished", max(start, 0))
+    body = output[start if start >= 0 else 0 : end if end >= 0 else len(output)]
     lines = [
         line
-        for line in output[start if start >= 0 else 0 :].splitlines()
+        for line in body.splitlines()
         if line.strip()
         and "@!@!@" not in line
-        and not line.startswith(("Parsing file", "Semantic processing"))
+        and not line.startswith(("Parsing file", "Semantic processing", "Starting SANY"))
     ]
     return "\n".join(lines[:12])
 

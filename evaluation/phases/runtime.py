@@ -7,7 +7,9 @@ breadth-first check with one worker under a generated state constraint
 fixed, so the explored region, the per-action counts and the verdict are the same on every run,
 and the check always ends ("0 states left on queue") unless evaluation itself is too slow, in
 which case the wall budget ends it with status `timeout` (never a pass). The contract's seeds
-are therefore not needed; the bounds are recorded in the details.
+are therefore not needed; the bounds are recorded in the details. States so large that the
+queue outgrows the scratch cap (`budgets.runtime.scratch_mb`) end as status `error` with the cap
+named in `details["error"]["note"]`. The same rule is in docs/ARCHITECTURE.md (sandbox section).
 
 Actions of Next are TLC's own decomposition, read from its coverage report (message 2772): one
 entry per disjunct, named after the innermost operator (`\\E t : Acquire(t)` -> Acquire), inline

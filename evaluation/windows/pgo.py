@@ -10,12 +10,15 @@ step (an MPCal critical section) with its reads and writes. How a run becomes wi
    received, and sends to one mailbox come in the order the receiver took them out, so each
    mailbox replays as a FIFO queue. Among steps free to go next, the one with the earliest
    `endTime` (commit time), then file, then line, goes first.
-3. Replaying that order rebuilds the mailboxes and the last written value of every variable.
-4. Every step becomes a window: `event` is the MPCal label (the old value of the `.pc` write),
-   sometimes qualified (`AServer.serverRespond+grant`); the pre-state holds the values the step
-   read or overwrote, the post-state the values it wrote plus the state it read and left alone.
-   Only the keys the step touched appear (windows are partial); the contract maps events to
-   target actions and the dispatcher drops the rest as unmapped.
+3. Each step's own observations: the values it read or overwrote (pre) and wrote (post); state
+   it read and left alone is unchanged; a mailbox it used, from the replay.
+4. Replaying the order then gives every window the whole known state: a key's value before the
+   run is where it is first read (nothing wrote it earlier) or the profile's documented initial
+   value; a step's observations override the replayed value (a disagreement is counted in
+   `state_mismatches`). A read-only input stream advances by the profile's rule.
+5. `event` is the MPCal label (the old value of the `.pc` write), sometimes qualified
+   (`AServer.serverRespond+grant`); the contract maps events to target actions and the
+   dispatcher drops the rest as unmapped.
 """
 
 from __future__ import annotations
@@ -284,7 +287,9 @@ def _mailbox_edges(live: list[Step], preds: dict[int, set[int]], network: str) -
 # --- replay and windows ------------------------------------------------------------------------
 
 
-def _run_windows(profile: Profile, run_id: str, steps: list[Step], result: RunStats) -> Iterator[dict]:
+def _run_windows(
+    profile: Profile, run_id: str, steps: list[Step], result: RunStats
+) -> Iterator[dict]:
     ordered = [s for s in linearize(steps, profile.network) if s.label is not None]
     result.no_label += sum(1 for s in steps if not s.abort and s.label is None)
     partial = _partial_windows(profile, ordered, result)
@@ -310,7 +315,7 @@ def _partial_windows(profile: Profile, ordered: list[Step], result: RunStats) ->
 
 
 def _initial_state(profile: Profile, partial: list[dict]) -> dict[str, dict]:
-    """A key's value before the run: where it first shows up in a pre-state, nothing wrote it yet."""
+    """A key's value before the run: where it is first read, as nothing wrote it before."""
     state: dict[str, dict] = defaultdict(dict)
     for (var, key), value in profile.initial_values().items():
         state[var][key] = value
