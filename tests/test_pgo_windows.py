@@ -127,16 +127,19 @@ def test_windows_carry_the_whole_replayed_state(cut):
             assert {v: len(keys) for v, keys in w[side].items()} == FULL_KEYS[contract.slug]
 
 
-def test_locksvc_grant_windows_send_exactly_one_grant(cut):
-    contract, _, result = cut
-    if contract.slug != "locksvc":
-        pytest.skip("locksvc only")
-    for w in result.windows:
-        if w["action"] == "ServerGrantLock":
-            pre, post = w["pre_state"]["network"], w["post_state"]["network"]
-            changed = [n for n in post if post[n] != pre[n]]
-            assert len(changed) == 1 and post[changed[0]] == pre[changed[0]] + [{"type": 3}]
-            assert w["pre_state"]["pc"]["0"] == "serverRespond"
+def test_locksvc_grant_windows_send_exactly_one_grant():
+    contract = load_contract("locksvc")
+    grants = [
+        w
+        for w in cut_with_summary(contract, settings.SYSMOBENCH_DATA_DIR).windows
+        if w["action"] == "ServerGrantLock"
+    ]
+    assert len(grants) == 80
+    for w in grants:
+        pre, post = w["pre_state"]["network"], w["post_state"]["network"]
+        changed = [n for n in post if post[n] != pre[n]]
+        assert len(changed) == 1 and post[changed[0]] == pre[changed[0]] + [{"type": 3}]
+        assert w["pre_state"]["pc"]["0"] == "serverRespond"
 
 
 # --- malformed input ---------------------------------------------------------------------------
