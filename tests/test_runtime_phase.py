@@ -78,8 +78,9 @@ def test_infinite_state_space_is_explored_within_bounds():
 
 
 def test_spec_that_never_finishes_is_a_timeout_within_the_budget():
-    slow = SPEC.replace("Never == FALSE", "Never == Cardinality(SUBSET SUBSET (1..6)) = 0")
-    slow = slow.replace("TLC\n", "TLC, FiniteSets\n", 1)
+    # 2^40 evaluations and no error on the way (an oversized SUBSET would only be an error).
+    endless = "RECURSIVE F(_)\nF(n) == IF n = 0 THEN 0 ELSE F(n - 1) + F(n - 1)\n"
+    slow = SPEC.replace("Never == FALSE", endless + "Never == F(40) = 1")
     started = time.monotonic()
     outcome = check_runtime(slow, contract(wall_seconds=5))
     assert outcome.status == "timeout" and not runtime_passed(outcome)
@@ -90,3 +91,17 @@ def test_constants_come_from_cfg_without_contract():
     cfg = "CONSTANTS Procs = {p1, p2}\nSPECIFICATION Spec\n"
     outcome = check_runtime(SPEC.replace("        \\/ Bad\n", ""), None, cfg)
     assert by_name(outcome)["A"].passed == 1 and outcome.score == round(2 / 3, 6)
+
+
+def test_error_located_only_by_nested_positions_is_blamed_on_its_action():
+    # TLC's overflow error names no position itself; only the 2103 list ("Line 9, column 10 to
+    # line 9, column 68 in rt") says where it happened.
+    spec = SPEC.replace("Never == FALSE", "Never == Cardinality(SUBSET SUBSET (1..6)) = 0")
+    spec = spec.replace("TLC\n", "TLC, FiniteSets\n", 1)
+    outcome = check_runtime(spec, contract())
+    actions = by_name(outcome)
+    assert (
+        actions["Never"].passed == 0 and "Overflow" in actions["Never"].detail["error"]["message"]
+    )
+    assert actions["A"].passed == 1 and actions["B"].passed == 1
+    assert outcome.score == 0.5

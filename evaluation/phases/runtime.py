@@ -32,7 +32,11 @@ from evaluation.tla import sandbox
 from evaluation.tla.splitter import Listing, list_module
 
 WRAPPER = "_Runtime"
-_LOC = re.compile(r"line (\d+), col (\d+) to line (\d+), col (\d+) of module (\w+)")
+# TLC writes positions two ways: "line 8, col 3 to line 8, col 9 of module M" in error texts and
+# "Line 8, column 3 to line 8, column 9 in M" in the nested-expression list (2103).
+_LOC = re.compile(
+    r"[Ll]ine (\d+), col(?:umn)? (\d+) to line (\d+), col(?:umn)? (\d+) (?:of module|in) (\w+)"
+)
 _ACTION = re.compile(
     r"^<(\S+) line (\d+), col (\d+) to line (\d+), col (\d+) of module (\w+)"
     r"(?: \((\d+) (\d+) (\d+) (\d+)\))?>: (\d+):(\d+)"
