@@ -132,3 +132,7 @@ def timed(fn) -> tuple[float, float]:
     if run.status != "ok":
         raise SystemExit(f"benchmark run failed: {run.status} {run.note}")
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+if __name__ == "__main__":
+    main()
