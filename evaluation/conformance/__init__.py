@@ -1,0 +1,1 @@
+"""P3 conformance: batched per-window transition checks (entry point: `check.check_conformance`)."""
