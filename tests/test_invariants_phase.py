@@ -5,13 +5,28 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.contracts import ExcludedInvariant, Invariant, load_contract, parse_adapter
+from evaluation.contracts import (
+    ExcludedInvariant,
+    Invariant,
+    SchemaVar,
+    load_contract,
+    parse_adapter,
+)
 from evaluation.phases.invariants import check_invariants, parse_trace
 from evaluation.tla.messages import parse_messages
 
 pytestmark = pytest.mark.tla
 
-SPIN_DIR = Path(__file__).resolve().parent.parent / "tasks_data" / "spin" / "reference"
+TASKS_DIR = Path(__file__).resolve().parent.parent / "tasks_data"
+SPIN_DIR = TASKS_DIR / "spin" / "reference"
+COUNTER = """---- MODULE Counter ----
+EXTENDS Naturals
+VARIABLES x
+Init == x = 0
+Next == x' = IF x < 3 THEN x + 1 ELSE {after_three}
+Spec == Init /\\ [][Next]_x
+====
+"""
 
 
 @pytest.fixture(scope="module")
@@ -213,3 +228,76 @@ def test_a_constant_without_a_value_is_one_clear_error_and_the_adapter_can_suppl
     assert "adapter" in failed.invariants[0].reason
     adapter = parse_adapter("constants:\n  MaxRetries: '2'\n", spin)
     assert check_invariants(spec, spin, adapter).score == 1.0
+
+
+def counter_contract(spin, *definitions: str):
+    """A contract-like stand-in over one counter `x`: safety invariants given as definitions."""
+    invariants = tuple(
+        Invariant(name=d.split(" ==", 1)[0], kind="safety", definition=d, template="test")
+        for d in definitions
+    )
+    return replace(
+        spin,
+        module="Counter",
+        constants={},
+        schema={"x": SchemaVar("0..3")},
+        actions={},
+        invariants=invariants,
+        excluded_invariants=(),
+    )
+
+
+GROWS = "Grows == [][x' >= x]_x"
+BOUNDED = "Bounded == x \\in 0..3"
+
+
+def test_a_box_action_safety_property_is_checked_as_a_property_and_holds(spin):
+    contract = counter_contract(spin, GROWS, BOUNDED)
+    outcome = check_invariants(COUNTER.format(after_three="x"), contract)
+    assert outcome.details["check_modes"] == {"Grows": "PROPERTY", "Bounded": "INVARIANT"}
+    assert verdicts(outcome) == {"Grows": "holds", "Bounded": "holds"}
+    assert outcome.score == 1.0
+
+
+def test_a_violated_box_action_property_has_a_counterexample(spin):
+    contract = counter_contract(spin, GROWS, BOUNDED)
+    outcome = check_invariants(COUNTER.format(after_three="0"), contract)
+    found = {o.name: o for o in outcome.invariants}
+    grows = found["Grows"]
+    assert grows.kind == "safety"
+    assert grows.verdict == "violated"
+    assert [s["vars"]["x"] for s in grows.counterexample] == ["0", "1", "2", "3", "0"]
+    assert grows.counterexample[-1]["action"] == "Next"
+    # The temporal property never joined the state invariants' run, which still holds.
+    assert found["Bounded"].verdict == "holds"
+    assert outcome.score == 0.5
+
+
+def test_an_action_level_invariant_is_an_error_asking_for_a_box(spin):
+    contract = counter_contract(spin, "Steps == x' >= x", BOUNDED)
+    outcome = check_invariants(COUNTER.format(after_three="x"), contract)
+    found = {o.name: o for o in outcome.invariants}
+    assert outcome.details["check_modes"]["Steps"] == "action"
+    assert found["Steps"].verdict == "error"
+    assert "[][...]_vars" in found["Steps"].reason
+    assert found["Bounded"].verdict == "holds"
+    assert all("Steps" not in run["checked"] for run in outcome.details["runs"])
+
+
+def test_raftkvs_leader_append_only_holds_on_the_reference():
+    contract = load_contract("raftkvs")
+    spec = (TASKS_DIR / "raftkvs" / "reference" / "raftkvs.tla").read_text()
+    outcome = check_invariants(spec, contract)
+    found = {o.name: o for o in outcome.invariants}
+    assert outcome.details["check_modes"]["LeaderAppendOnly"] == "PROPERTY"
+    assert found["LeaderAppendOnly"].verdict == "holds", found["LeaderAppendOnly"].reason
+    assert outcome.details["check_modes"]["ElectionSafety"] == "INVARIANT"
+    assert found["ElectionSafety"].verdict == "holds"
+
+
+def test_a_contract_sany_rejects_falls_back_to_the_kind_and_is_an_error(spin):
+    contract = counter_contract(spin, "Broken == y > 0", BOUNDED)
+    outcome = check_invariants(COUNTER.format(after_three="x"), contract)
+    assert outcome.details["check_modes"] == {"Broken": "INVARIANT", "Bounded": "INVARIANT"}
+    assert {o.verdict for o in outcome.invariants} == {"error"}
+    assert "Unknown operator: `y'" in outcome.invariants[0].reason

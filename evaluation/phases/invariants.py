@@ -14,6 +14,22 @@ same name (SysMoBench appends the definition and SANY then rejects the module, B
 `<prefix>` is derived from the spec text and checked not to occur in it, so no generated name can
 collide with the spec's. Verdicts come from TLC's exit code and the final statistics line (0
 states left on queue), never from text the spec could print.
+
+How each invariant is checked follows from its formula's level as SANY computes it, never from
+its name or `kind` (a safety property may well be `[][A]_v`):
+
+- constant or state level (0/1): an `INVARIANT`;
+- temporal level (3: `[]`, `<>`, `~>`, `WF_`/`SF_`, `[][A]_v`): a `PROPERTY`, whose violation
+  (exit 13) is read like a liveness one and which never joins the joint `INVARIANT` run;
+- action level (2: primes without `[]`): TLC can check it neither way, so it is an `error`
+  asking the contract author to wrap it in `[][...]_vars`.
+
+The level comes from one SANY run per contract (cached) on the contract module plus a probe
+module with, per invariant, `(Name)'` (SANY rejects it iff the level is above 1) and
+`ENABLED (Name)` (rejected iff above 2), each on its own line so that SANY's level errors, which
+it reports all at once with their line, say which probe failed. Instantiating the contract with
+the adapter's state expressions keeps these levels. Should SANY reject the contract module itself,
+the mode falls back to the kind (safety: INVARIANT, liveness: PROPERTY) and TLC reports the error.
 """
 
 from __future__ import annotations
@@ -22,11 +38,12 @@ import hashlib
 import re
 import time
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from evaluation.contracts import Adapter, Contract
 from evaluation.results import InvariantOutcome, PhaseOutcome
 from evaluation.tla import messages as msg
-from evaluation.tla.sandbox import Limits, ToolRun, run_tlc
+from evaluation.tla.sandbox import Limits, ToolRun, run_sany, run_tlc
 from evaluation.tla.splitter import list_module
 
 # The modules a contract invariant may use; kept to standard modules so a contract module never
@@ -38,11 +55,22 @@ SETUP_EXITS = (150, 151)
 EXIT_SAFETY_VIOLATED = 12
 EXIT_LIVENESS_VIOLATED = 13
 EXIT_DEADLOCK = 11
+# How TLC is asked to check an invariant, from the level of its formula.
+INVARIANT, PROPERTY, ACTION = "INVARIANT", "PROPERTY", "action"
+ACTION_LEVEL_REASON = (
+    "its definition is an action formula (it primes variables but is not under [] ): TLC can "
+    "check it neither as an INVARIANT nor as a PROPERTY; the contract must state it as "
+    "[][...]_vars to make it a safety property over steps"
+)
+LEVEL_PROBE_LIMITS = Limits(wall_seconds=60, cpu_seconds=60, heap_mb=256)
 NO_SPEC_NOTE = (
     "the spec defines no Spec, so this was checked under Init /\\ [][Next] without fairness"
 )
 _QUEUE_EMPTY = re.compile(r"\b0 states left on queue")
 _STATE_HEAD = re.compile(r"^(\d+):\s*(.*)$")
+_LEVEL_ERROR = re.compile(
+    r"^line (\d+), col \d+ to line \d+, col \d+ of module (\w+)\s*\n+Level error"
+)
 _VAR_LINE = re.compile(r"^(?:/\\\s+)?([A-Za-z_][A-Za-z0-9_]*)\s+=\s?(.*)$")
 
 
@@ -100,10 +128,10 @@ class CheckModules:
     def check_name(self, invariant: str) -> str:
         return f"{self.prefix}_{invariant}"
 
-    def cfg(self, safety: list[str] = (), liveness: list[str] = ()) -> str:
+    def cfg(self, invariants: list[str] = (), properties: list[str] = ()) -> str:
         lines = [self.constants_cfg, self.behaviour]
-        lines += [f"INVARIANT {self.check_name(n)}" for n in safety]
-        lines += [f"PROPERTY {self.check_name(n)}" for n in liveness]
+        lines += [f"INVARIANT {self.check_name(n)}" for n in invariants]
+        lines += [f"PROPERTY {self.check_name(n)}" for n in properties]
         return "\n".join(line for line in lines if line) + "\n"
 
 
@@ -139,6 +167,63 @@ def _contract_module_text(name: str, contract: Contract) -> str:
     parts += [inv.definition for inv in contract.invariants]
     parts.append("====")
     return "\n".join(parts) + "\n"
+
+
+# ---------------------------------------------------------------------------------------------
+# The level of each invariant (how TLC must be asked to check it)
+
+
+def check_modes(contract: Contract) -> dict[str, str]:
+    """`{name: INVARIANT | PROPERTY | ACTION}` from the level SANY gives each definition."""
+    names = tuple(inv.name for inv in contract.invariants)
+    contract_text = _contract_module_text("SMBLevels", contract)
+    levels = _probe_levels(contract_text, names)
+    if levels is None:
+        return {
+            inv.name: INVARIANT if inv.kind == "safety" else PROPERTY for inv in contract.invariants
+        }
+    return levels
+
+
+@lru_cache(maxsize=64)
+def _probe_levels(contract_text: str, names: tuple[str, ...]) -> dict[str, str] | None:
+    prefix = name_prefix(contract_text)
+    probe = f"{prefix}Probe"
+    lines = [f"---- MODULE {probe} ----", "EXTENDS SMBLevels"]
+    state_line, action_line = {}, {}
+    for name in names:
+        state_line[len(lines) + 1] = name
+        lines.append(f"{prefix}S_{name} == ({name})'")
+        action_line[len(lines) + 1] = name
+        lines.append(f"{prefix}A_{name} == ENABLED ({name})")
+    lines.append("====")
+    modules = {"SMBLevels": contract_text, probe: "\n".join(lines) + "\n"}
+    run = run_sany(modules, probe, LEVEL_PROBE_LIMITS)
+    if run.status == "ok":
+        return dict.fromkeys(names, INVARIANT)
+    if run.status != "error":
+        return None
+    failed = _level_error_lines(run.output, probe)
+    if not failed or not failed <= state_line.keys() | action_line.keys():
+        return None  # the contract module itself is wrong (or SANY said something unexpected)
+    modes = {}
+    for line, name in state_line.items():
+        if line not in failed:
+            modes[name] = INVARIANT
+    for line, name in action_line.items():
+        modes.setdefault(name, PROPERTY if line in failed else ACTION)
+    return modes
+
+
+def _level_error_lines(output: str, module: str) -> set[int]:
+    """Lines of `module` with a SANY level error; {-1} when some other error is reported."""
+    section = output.split("*** Errors:", 1)[-1] if "*** Errors:" in output else ""
+    blocks = [b.strip() for b in re.split(r"\n\s*\n(?=line \d+, col)", section)][1:]
+    lines: set[int] = set()
+    for block in blocks:
+        match = _LEVEL_ERROR.match(block)
+        lines.add(int(match.group(1)) if match and match.group(2) == module else -1)
+    return lines
 
 
 def _check_module_text(name, prefix, contract_module, contract: Contract, adapter) -> str:
@@ -256,19 +341,23 @@ def _squeeze(text: str) -> str:
     return re.sub(r"\n\s*\n+", "\n", text).strip()
 
 
-def verdict_from_run(name: str, kind: str, run: ToolRun, budget: float) -> InvariantOutcome:
-    """One invariant's verdict from a TLC run that checked it alone."""
+def verdict_from_run(
+    name: str, kind: str, run: ToolRun, budget: float, mode: str | None = None
+) -> InvariantOutcome:
+    """One invariant's verdict from a TLC run that checked it alone (as `mode`, by default the
+    kind's usual one)."""
+    mode = mode or (INVARIANT if kind == "safety" else PROPERTY)
     if run.status == "timeout":
         reason = f"no verdict within the {budget:g} s budget for this invariant (counts as failed)"
         return InvariantOutcome(name, kind, "timeout", reason)
     if completed_without_error(run):
         return InvariantOutcome(name, kind, "holds")
-    expected = EXIT_SAFETY_VIOLATED if kind == "safety" else EXIT_LIVENESS_VIOLATED
+    expected = EXIT_SAFETY_VIOLATED if mode == INVARIANT else EXIT_LIVENESS_VIOLATED
     if run.status == "error" and run.exit_code == expected:
         trace = parse_trace(run.messages)
         reason = (
             "TLC reached a state that violates it"
-            if kind == "safety"
+            if mode == INVARIANT
             else "TLC found a behaviour of the spec that violates it"
         )
         return InvariantOutcome(name, kind, "violated", reason, trace)
@@ -324,7 +413,8 @@ def check_invariants(
         phase_deadline=started + float(contract.budget("invariants", "wall_seconds", 120)),
         heap_mb=contract.budget("invariants", "heap_mb"),
     )
-    verdicts = _check_all(check, contract, budget)
+    modes = check_modes(contract)
+    verdicts = _check_all(check, contract, modes, budget)
     outcomes = [verdicts[inv.name] for inv in contract.invariants]
     if not check.has_fairness_spec:
         for outcome in outcomes:
@@ -337,6 +427,7 @@ def check_invariants(
             "total": len(outcomes),
             "behaviour": check.behaviour.replace("\n", " "),
             "fairness": "the spec's own Spec" if check.has_fairness_spec else "none",
+            "check_modes": modes,
             "runs": budget.runs,
         }
     )
@@ -350,16 +441,24 @@ def check_invariants(
     )
 
 
-def _check_all(check: CheckModules, contract: Contract, budget: _Budget) -> dict:
+def _check_all(check: CheckModules, contract: Contract, modes: dict, budget: _Budget) -> dict:
     kinds = {inv.name: inv.kind for inv in contract.invariants}
-    verdicts = _check_together(check, contract, kinds, budget)
+    verdicts = {
+        name: InvariantOutcome(name, kinds[name], "error", ACTION_LEVEL_REASON)
+        for name, mode in modes.items()
+        if mode == ACTION
+    }
+    checkable = {name: mode for name, mode in modes.items() if mode != ACTION}
+    verdicts.update(_check_together(check, contract, kinds, checkable, budget))
     for inv in contract.invariants:
         if inv.name not in verdicts:
-            verdicts[inv.name] = _check_one(check, contract, inv.name, inv.kind, budget)
+            verdicts[inv.name] = _check_one(
+                check, contract, inv.name, inv.kind, modes[inv.name], budget
+            )
     return verdicts
 
 
-def _check_together(check, contract, kinds: dict[str, str], budget: _Budget) -> dict:
+def _check_together(check, contract, kinds: dict, modes: dict[str, str], budget: _Budget) -> dict:
     """Invariants in one TLC run while that still separates the verdicts.
 
     - A clean run (every state explored, no error) means each invariant in it holds.
@@ -370,18 +469,19 @@ def _check_together(check, contract, kinds: dict[str, str], budget: _Budget) -> 
       shortest trace: that invariant is violated with exactly this counterexample, and the rest
       are run together again.
     - A temporal violation (exit 13) does not say which property failed, and may come before the
-      state space is exhausted: the liveness properties are then checked one by one, and the
-      safety invariants together again.
+      state space is exhausted: the PROPERTYs (liveness, and safety of the form `[][A]_v`) are
+      then checked one by one, and the state INVARIANTs together again.
     - Anything else (timeout, error) says nothing about a single invariant: all that remain are
       checked one by one.
     """
     verdicts: dict[str, InvariantOutcome] = {}
-    remaining = list(kinds)
+    remaining = list(modes)
     while len(remaining) > 1 and not budget.fatal:
-        safety = [n for n in remaining if kinds[n] == "safety"]
-        liveness = [n for n in remaining if kinds[n] == "liveness"]
+        invariants = [n for n in remaining if modes[n] == INVARIANT]
+        properties = [n for n in remaining if modes[n] == PROPERTY]
         label = f"together: {', '.join(remaining)}"
-        run = _run(check, contract, check.cfg(safety=safety, liveness=liveness), budget, label)
+        cfg = check.cfg(invariants=invariants, properties=properties)
+        run = _run(check, contract, cfg, budget, label)
         if run is None:
             break
         if completed_without_error(run):
@@ -390,12 +490,14 @@ def _check_together(check, contract, kinds: dict[str, str], budget: _Budget) -> 
                     name, kinds[name], "holds", "checked together with the other invariants"
                 )
             break
-        violated = _violated_name(check, run, safety)
+        violated = _violated_name(check, run, invariants)
         if violated is not None:
-            verdicts[violated] = verdict_from_run(violated, "safety", run, budget.per_invariant)
+            verdicts[violated] = verdict_from_run(
+                violated, kinds[violated], run, budget.per_invariant, INVARIANT
+            )
             remaining.remove(violated)
-        elif run.exit_code == EXIT_LIVENESS_VIOLATED and run.status == "error" and liveness:
-            remaining = safety
+        elif run.exit_code == EXIT_LIVENESS_VIOLATED and run.status == "error" and properties:
+            remaining = invariants
         else:
             break
     return verdicts
@@ -411,16 +513,16 @@ def _violated_name(check: CheckModules, run: ToolRun, names: list[str]) -> str |
     return match.group(1) if match and match.group(1) in names else None
 
 
-def _check_one(check, contract, name: str, kind: str, budget: _Budget) -> InvariantOutcome:
+def _check_one(check, contract, name: str, kind: str, mode: str, budget) -> InvariantOutcome:
     if budget.fatal:
         return InvariantOutcome(name, kind, "error", budget.fatal)
-    cfg = check.cfg(safety=[name]) if kind == "safety" else check.cfg(liveness=[name])
+    cfg = check.cfg(invariants=[name]) if mode == INVARIANT else check.cfg(properties=[name])
     run = _run(check, contract, cfg, budget, name)
     if run is None:
         return InvariantOutcome(
             name, kind, "timeout", "the phase's time budget ran out before this invariant"
         )
-    return verdict_from_run(name, kind, run, budget.per_invariant)
+    return verdict_from_run(name, kind, run, budget.per_invariant, mode)
 
 
 def _run(check, contract, cfg: str, budget: _Budget, label: str) -> ToolRun | None:
