@@ -69,9 +69,7 @@ TEMPLATES = [
 ]
 
 DATABASES = {
-    "default": database_from_url(
-        env_str("DATABASE_URL", "sqlite:///var/db.sqlite3"), BASE_DIR
-    )
+    "default": database_from_url(env_str("DATABASE_URL", "sqlite:///var/db.sqlite3"), BASE_DIR)
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

@@ -1,4 +1,7 @@
-"""Test settings: the normal settings with a throwaway key; the database still comes from DATABASE_URL."""
+"""Test settings: the normal settings with a throwaway key.
+
+The database still comes from DATABASE_URL (SQLite by default, PostgreSQL in CI).
+"""
 
 import os
 
