@@ -1,0 +1,86 @@
+"""Settings come from environment variables through typed helpers; production needs a secret."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from config.env import (
+    ImproperlyConfiguredEnv,
+    database_from_url,
+    env_bool,
+    env_int,
+    env_list,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_booleans_accept_the_usual_spellings_and_reject_others(monkeypatch):
+    for text, expected in [("1", True), ("true", True), ("On", True), ("0", False), ("no", False)]:
+        monkeypatch.setenv("SMB_FLAG", text)
+        assert env_bool("SMB_FLAG", default=not expected) is expected
+    monkeypatch.setenv("SMB_FLAG", "maybe")
+    with pytest.raises(ImproperlyConfiguredEnv, match="SMB_FLAG='maybe' is not a boolean"):
+        env_bool("SMB_FLAG", default=False)
+
+
+def test_integers_and_lists_fall_back_to_defaults_only_when_unset(monkeypatch):
+    monkeypatch.delenv("SMB_NUMBER", raising=False)
+    assert env_int("SMB_NUMBER", 7) == 7
+    monkeypatch.setenv("SMB_NUMBER", "12")
+    assert env_int("SMB_NUMBER", 7) == 12
+    monkeypatch.setenv("SMB_NUMBER", "twelve")
+    with pytest.raises(ImproperlyConfiguredEnv, match="not an integer"):
+        env_int("SMB_NUMBER", 7)
+    monkeypatch.setenv("SMB_HOSTS", "a.example, b.example,,")
+    assert env_list("SMB_HOSTS", []) == ["a.example", "b.example"]
+
+
+def test_database_url_selects_postgresql_or_a_sqlite_file():
+    pg = database_from_url("postgres://user:p%40ss@db.example:6543/board", ROOT)
+    assert pg["ENGINE"] == "django.db.backends.postgresql"
+    assert (pg["NAME"], pg["USER"], pg["PASSWORD"], pg["HOST"], pg["PORT"]) == (
+        "board",
+        "user",
+        "p@ss",
+        "db.example",
+        "6543",
+    )
+    relative = database_from_url("sqlite:///var/db.sqlite3", ROOT)
+    assert relative == {
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": str(ROOT / "var/db.sqlite3"),
+    }
+    absolute = database_from_url("sqlite:////srv/board.sqlite3", ROOT)
+    assert absolute["NAME"] == "/srv/board.sqlite3"
+    with pytest.raises(ImproperlyConfiguredEnv, match="'mysql' is not supported"):
+        database_from_url("mysql://localhost/board", ROOT)
+
+
+def _import_settings(**env) -> subprocess.CompletedProcess:
+    clean = {k: v for k, v in os.environ.items() if k not in {"SECRET_KEY", "DEBUG"}}
+    clean.update(env)
+    return subprocess.run(
+        [sys.executable, "-c", "import config.settings as s; print(s.DEBUG, len(s.SECRET_KEY))"],
+        cwd=ROOT,
+        env=clean,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_production_mode_refuses_to_start_without_a_secret_key():
+    result = _import_settings(DEBUG="0")
+    assert result.returncode != 0
+    assert "SECRET_KEY must be set when DEBUG is off" in result.stderr
+
+
+def test_production_mode_starts_with_a_secret_key_and_debug_mode_without_one():
+    assert _import_settings(DEBUG="0", SECRET_KEY="x" * 50).stdout.split() == ["False", "50"]
+    debug = _import_settings(DEBUG="1")
+    assert debug.returncode == 0, debug.stderr
+    assert debug.stdout.split()[0] == "True"
