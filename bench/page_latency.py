@@ -11,14 +11,8 @@ compare page has per-action grids on both sides. The first, cold request is repo
 """
 
 import argparse
-import os
-import statistics
-import sys
-import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings_test")
+from _timing import report, test_database
 
 ACTIONS = ("AcquireLock", "ReleaseLock", "StartLock", "TryLock")
 
@@ -70,37 +64,15 @@ def build_world(n_windows: int):
     return runs, other
 
 
-def median_ms(client, path: str, n: int) -> tuple[float, float, float, float]:
-    started = time.perf_counter()
-    assert client.get(path).status_code == 200, path
-    cold = time.perf_counter() - started
-    times = []
-    for _ in range(n):
-        started = time.perf_counter()
-        response = client.get(path)
-        times.append(time.perf_counter() - started)
-        assert response.status_code == 200
-    ms = [t * 1000 for t in times]
-    return cold * 1000, statistics.median(ms), min(ms), max(ms)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=20)
     parser.add_argument("--windows", type=int, default=400)
     args = parser.parse_args()
 
-    import django
+    with test_database():
+        from django.test import Client
 
-    django.setup()
-    from django.db import connection
-    from django.test import Client
-    from django.test.utils import setup_test_environment
-
-    setup_test_environment()
-    old_name = connection.settings_dict["NAME"]
-    connection.creation.create_test_db(verbosity=0)
-    try:
         (run_a, run_b), other = build_world(args.windows)
         client = Client()
         paths = {
@@ -109,13 +81,7 @@ def main() -> None:
             "compare two runs": f"/compare/?run_a={run_a.pk}&run_b={run_b.pk}",
         }
         for label, path in paths.items():
-            cold, median, low, high = median_ms(client, path, args.requests)
-            print(
-                f"{label}: GET {path}: cold {cold:.1f} ms; median of {args.requests} warm "
-                f"requests {median:.1f} ms (min {low:.1f}, max {high:.1f})"
-            )
-    finally:
-        connection.creation.destroy_test_db(old_name, verbosity=0)
+            print(f"{label}: {report(client, path, args.requests)}")
 
 
 if __name__ == "__main__":

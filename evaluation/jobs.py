@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import os
 import socket
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
@@ -171,47 +172,36 @@ def save_phase(run: Run, outcome: PhaseOutcome) -> PhaseResult:
         result.action_results.all().delete()
         result.window_results.all().delete()
         result.invariant_results.all().delete()
-        ActionResult.objects.bulk_create(
-            ActionResult(
-                phase_result=result,
-                action=a.action,
-                passed=a.passed,
-                total=a.total,
-                detail=a.detail,
-            )
-            for a in outcome.actions
-        )
+        ActionResult.objects.bulk_create(_rows(ActionResult, result, outcome.actions))
         WindowResult.objects.bulk_create(
-            (
-                WindowResult(
-                    phase_result=result,
-                    action=w.action,
-                    trace_id=w.trace_id,
-                    window_id=w.window_id,
-                    actor=w.actor,
-                    pre_state=w.pre_state,
-                    post_state=w.post_state,
-                    input=w.input,
-                    verdict=w.verdict,
-                    reason=w.reason,
-                    detail=w.detail,
-                )
-                for w in outcome.windows
-            ),
-            batch_size=500,
+            _rows(WindowResult, result, outcome.windows), batch_size=500
         )
-        InvariantResult.objects.bulk_create(
-            InvariantResult(
-                phase_result=result,
-                name=i.name,
-                kind=i.kind,
-                verdict=i.verdict,
-                reason=i.reason,
-                counterexample=i.counterexample,
-            )
-            for i in outcome.invariants
-        )
+        InvariantResult.objects.bulk_create(_rows(InvariantResult, result, outcome.invariants))
     return result
+
+
+# The outcome fields (evaluation/results.py) copied, under the same names, into each row model.
+_ROW_FIELDS = {
+    ActionResult: ("action", "passed", "total", "detail"),
+    WindowResult: (
+        "action",
+        "trace_id",
+        "window_id",
+        "actor",
+        "pre_state",
+        "post_state",
+        "input",
+        "verdict",
+        "reason",
+        "detail",
+    ),
+    InvariantResult: ("name", "kind", "verdict", "reason", "counterexample"),
+}
+
+
+def _rows(model, result: PhaseResult, items) -> Iterator:
+    fields = _ROW_FIELDS[model]
+    return (model(phase_result=result, **{f: getattr(i, f) for f in fields}) for i in items)
 
 
 # ---------------------------------------------------------------------------------------------

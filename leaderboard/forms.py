@@ -10,6 +10,16 @@ from leaderboard.lint import lint_upload
 from leaderboard.models import ModelUnderTest, Run, Task
 
 
+def _pasted_text(label: str, rows: int) -> forms.CharField:
+    """A code textarea; `strip=False` because a spec's leading and trailing text is part of it."""
+    return forms.CharField(
+        required=False,
+        strip=False,
+        label=label,
+        widget=forms.Textarea(attrs={"rows": rows, "spellcheck": "false", "class": "code"}),
+    )
+
+
 class SubmitForm(forms.Form):
     task = forms.ModelChoiceField(Task.objects.all(), to_field_name="slug", empty_label=None)
     model = forms.ModelChoiceField(
@@ -24,19 +34,9 @@ class SubmitForm(forms.Form):
         choices=ModelUnderTest.Kind.choices, required=False, label="Kind"
     )
     spec_file = forms.FileField(required=False, label="Spec file (.tla)")
-    spec_text = forms.CharField(
-        required=False,
-        strip=False,
-        label="…or paste the spec",
-        widget=forms.Textarea(attrs={"rows": 14, "spellcheck": "false", "class": "code"}),
-    )
+    spec_text = _pasted_text("…or paste the spec", rows=14)
     adapter_file = forms.FileField(required=False, label="Adapter file (.yaml, optional)")
-    adapter_text = forms.CharField(
-        required=False,
-        strip=False,
-        label="…or paste the adapter",
-        widget=forms.Textarea(attrs={"rows": 6, "spellcheck": "false", "class": "code"}),
-    )
+    adapter_text = _pasted_text("…or paste the adapter", rows=6)
 
     def clean(self):
         data = super().clean()

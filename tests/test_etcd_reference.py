@@ -1,20 +1,22 @@
 """The etcd reference spec passes every official window and the contract's safety invariants;
 each deliberately wrong variant is caught, by conformance (P3) or by an invariant."""
 
-from pathlib import Path
-
 import pytest
-from django.conf import settings
 
-from evaluation.contracts import load_contract
-from evaluation.phases.conformance import check_conformance
-from evaluation.phases.invariants import check_invariants
-from evaluation.tla.sandbox import Limits, run_sany, run_tlc
-from evaluation.windows import cut_windows
+from tests.reference_support import (  # noqa: F401 (the shared Raft tests run in this module)
+    assert_sany_accepts,
+    mutant_rates,
+    read_reference,
+    spec_files,
+    task_fixtures,
+    test_contract_safety_invariants_hold_on_the_reference,
+    test_dropped_guard_passes_every_window_but_elects_two_leaders,
+    test_reference_scores_p3_one,
+)
 
 pytestmark = pytest.mark.tla
 
-REFERENCE = Path(__file__).resolve().parent.parent / "tasks_data" / "etcd" / "reference"
+SLUG = "etcd"
 MODULE = "etcdraft"
 ALL_PASS = {
     "ElectionTimeout": (11, 11),
@@ -22,62 +24,21 @@ ALL_PASS = {
     "ClientProposal": (29, 29),
     "HandleAppendEntries": (154, 154),
 }
-
-
-@pytest.fixture(scope="module")
-def contract():
-    return load_contract("etcd")
-
-
-@pytest.fixture(scope="module")
-def windows(contract):
-    return cut_windows(contract, settings.SYSMOBENCH_DATA_DIR)
-
-
-def _read(name: str) -> str:
-    return (REFERENCE / name).read_text()
-
-
-def _rates(outcome) -> dict[str, tuple[int, int]]:
-    return {a.action: (a.passed, a.total) for a in outcome.actions if a.total}
-
-
-@pytest.mark.parametrize(
-    "name",
-    [
-        "etcdraft.tla",
-        "mutants/flipped_guard.tla",
-        "mutants/wrong_post_state.tla",
-        "mutants/merged_steps.tla",
-        "mutants/dropped_guard.tla",
-    ],
+SAFETY = (
+    "MoreThanOneLeaderInv",
+    "EtcdStateTransitionInv",
+    "PreVoteTermStabilityInv",
+    "VoteConsistencyInv",
+    "TermValidityInv",
+    "CommitIndexConsistencyInv",
 )
+
+contract, windows = task_fixtures(SLUG)
+
+
+@pytest.mark.parametrize("name", spec_files(MODULE))
 def test_sany_accepts_the_spec(name):
-    run = run_sany({MODULE: _read(name)}, MODULE, Limits(wall_seconds=60))
-    assert run.status == "ok", run.output[-2000:]
-
-
-def test_reference_scores_p3_one(contract, windows):
-    outcome = check_conformance(_read("etcdraft.tla"), contract, windows)
-    assert outcome.status == "ran", outcome.details
-    assert outcome.score == 1.0
-    assert _rates(outcome) == ALL_PASS
-
-
-def test_contract_safety_invariants_hold_on_the_reference(contract):
-    outcome = check_invariants(_read("etcdraft.tla"), contract)
-    verdicts = {i.name: i.verdict for i in outcome.invariants if i.kind == "safety"}
-    assert verdicts == {
-        name: "holds"
-        for name in (
-            "MoreThanOneLeaderInv",
-            "EtcdStateTransitionInv",
-            "PreVoteTermStabilityInv",
-            "VoteConsistencyInv",
-            "TermValidityInv",
-            "CommitIndexConsistencyInv",
-        )
-    }
+    assert_sany_accepts(MODULE, read_reference(SLUG, name), name)
 
 
 @pytest.mark.parametrize(
@@ -89,25 +50,5 @@ def test_contract_safety_invariants_hold_on_the_reference(contract):
     ],
 )
 def test_mutant_fails_every_window_of_its_action_and_no_other(contract, windows, mutant, failing):
-    outcome = check_conformance(_read(f"mutants/{mutant}.tla"), contract, windows)
-    assert outcome.status == "ran", outcome.details
-    assert outcome.score < 1
     total = ALL_PASS[failing][1]
-    assert _rates(outcome) == {**ALL_PASS, failing: (0, total)}
-
-
-def test_dropped_guard_passes_every_window_but_elects_two_leaders(contract, windows):
-    spec = _read("mutants/dropped_guard.tla")
-    assert check_conformance(spec, contract, windows).score == 1.0
-    (leaders,) = [i for i in contract.invariants if i.name == "MoreThanOneLeaderInv"]
-    head, _, _ = spec.rstrip().rpartition("\n====")
-    constants = "".join(f"  {k} = {v}\n" for k, v in contract.constants.items())
-    run = run_tlc(
-        {MODULE: f"{head}\n\n{leaders.definition}\n====\n"},
-        MODULE,
-        f"CONSTANTS\n{constants}SPECIFICATION Spec\nINVARIANT MoreThanOneLeaderInv\n",
-        ["-deadlock"],
-        Limits(wall_seconds=120, cpu_seconds=240),
-    )
-    assert run.status != "ok"
-    assert "Invariant MoreThanOneLeaderInv is violated" in run.output
+    assert mutant_rates(SLUG, mutant, contract, windows) == {**ALL_PASS, failing: (0, total)}

@@ -7,19 +7,24 @@ TLC directly, one run per invariant under the spec's own Spec and the pinned con
 `[][A]_v` safety property as a PROPERTY).
 """
 
-from pathlib import Path
-
 import pytest
 from django.conf import settings
 
 from evaluation.contracts import load_contract
-from evaluation.phases.conformance import check_conformance
-from evaluation.tla.sandbox import Limits, run_sany, run_tlc
+from evaluation.tla.sandbox import Limits, run_tlc
 from evaluation.windows import cut_windows
+from tests.reference_support import (
+    assert_sany_accepts,
+    cfg,
+    conformance,
+    mutant_names,
+    rates,
+    read_reference,
+    with_definitions,
+)
 
 pytestmark = pytest.mark.tla
 
-TASKS = Path(__file__).resolve().parent.parent / "tasks_data"
 LIMITS = Limits(wall_seconds=600, cpu_seconds=900, heap_mb=768)
 # locksvc's per-pair and nested leads-to properties need a liveness tableau over the 5-client
 # state graph (50,572 states, about 75 s of CPU for NoPriorityInversion alone); here they run with
@@ -27,24 +32,16 @@ LIMITS = Limits(wall_seconds=600, cpu_seconds=900, heap_mb=768)
 REDUCED = {"locksvc": ({"NoPriorityInversion", "ProgressOK", "SystemLiveness"}, '{"1", "2", "3"}')}
 
 
-def _cfg(contract, body: str, constants: dict | None = None) -> str:
-    values = {**contract.constants, **(constants or {})}
-    lines = "".join(f"  {k} = {v}\n" for k, v in values.items())
-    return f"CONSTANTS\n{lines}{body}"
-
-
 def check_invariant(contract, spec_text: str, inv):
     """One contract invariant under the spec's own Spec and the pinned constants."""
-    head, _, _ = spec_text.rstrip().rpartition("\n====")
-    body = "\n\n".join(i.definition for i in contract.invariants)
-    module = f"{head}\n\n{body}\n====\n"
+    module = with_definitions(spec_text, [i.definition for i in contract.invariants])
     line = f"{'INVARIANT' if _is_state_predicate(inv) else 'PROPERTY'} {inv.name}\n"
     names, clients = REDUCED.get(contract.slug, (set(), ""))
     constants = {"Clients": clients} if inv.name in names else {}
     return run_tlc(
         {contract.module: module},
         contract.module,
-        _cfg(contract, "SPECIFICATION Spec\n" + line, constants),
+        cfg(contract, "SPECIFICATION Spec\n" + line, constants),
         ["-deadlock"],
         LIMITS,
     )
@@ -52,10 +49,6 @@ def check_invariant(contract, spec_text: str, inv):
 
 def _is_state_predicate(inv) -> bool:
     return inv.kind == "safety" and "[]" not in inv.definition
-
-
-def _read(slug: str, name: str) -> str:
-    return (TASKS / slug / "reference" / name).read_text()
 
 
 @pytest.fixture(scope="module", params=["dqueue", "locksvc", "raftkvs"])
@@ -73,29 +66,23 @@ def _counts(windows) -> dict[str, int]:
 
 def test_sany_accepts_reference_and_mutants(task):
     contract, _ = task
-    names = [f"{contract.module}.tla"] + [
-        f"mutants/{p.name}"
-        for p in sorted((TASKS / contract.slug / "reference" / "mutants").glob("*.tla"))
-    ]
+    names = [f"{contract.module}.tla", *mutant_names(contract.slug)]
     assert len(names) >= 4
     for name in names:
-        run = run_sany({contract.module: _read(contract.slug, name)}, contract.module)
-        assert run.status == "ok", f"{name}: {run.output[-2000:]}"
+        assert_sany_accepts(contract.module, read_reference(contract.slug, name), name)
 
 
 def test_reference_spec_scores_p3_one_on_every_window(task):
     contract, windows = task
-    outcome = check_conformance(_read(contract.slug, f"{contract.module}.tla"), contract, windows)
-    assert outcome.status == "ran", outcome.details
+    spec = read_reference(contract.slug, f"{contract.module}.tla")
+    outcome = conformance(spec, contract, windows)
     assert outcome.score == 1.0
-    assert {a.action: (a.passed, a.total) for a in outcome.actions if a.total} == {
-        action: (n, n) for action, n in _counts(windows).items()
-    }
+    assert rates(outcome) == {action: (n, n) for action, n in _counts(windows).items()}
 
 
 def test_contract_invariants_hold_on_the_reference_spec(task):
     contract, _ = task
-    spec = _read(contract.slug, f"{contract.module}.tla")
+    spec = read_reference(contract.slug, f"{contract.module}.tla")
     failed = {}
     for inv in contract.invariants:
         run = check_invariant(contract, spec, inv)
@@ -151,8 +138,7 @@ def test_mutant_fails_the_windows_it_should(task, mutant):
     sample = _sample(windows)
     fails = _expected(sample, MUTANT_FAILS[contract.slug][mutant])
     assert all(n > 0 for n in fails.values())
-    outcome = check_conformance(_read(contract.slug, f"mutants/{mutant}.tla"), contract, sample)
-    assert outcome.status == "ran", outcome.details
+    outcome = conformance(read_reference(contract.slug, f"mutants/{mutant}.tla"), contract, sample)
     assert outcome.score < 1.0
     assert {a.action: a.total - a.passed for a in outcome.actions if a.total} == {
         action: fails.get(action, 0) for action in _counts(sample)

@@ -4,34 +4,16 @@ Window acceptance is checked here with a small TLC harness of our own (one TLC r
 all windows): the conformance phase is tested elsewhere; this test pins the fixtures themselves.
 """
 
-from pathlib import Path
-
 import pytest
-from django.conf import settings
 
-from evaluation.contracts import load_contract
 from evaluation.tla.sandbox import Limits, run_tlc
-from evaluation.windows import cut_windows
+from tests.reference_support import cfg, read_reference, task_fixtures, with_definitions
 
 pytestmark = pytest.mark.tla
 
-REFERENCE = Path(__file__).resolve().parent.parent / "tasks_data" / "spin" / "reference"
 LIMITS = Limits(wall_seconds=120, cpu_seconds=240, heap_mb=512)
 
-
-@pytest.fixture(scope="module")
-def contract():
-    return load_contract("spin")
-
-
-@pytest.fixture(scope="module")
-def windows(contract):
-    return cut_windows(contract, settings.SYSMOBENCH_DATA_DIR)
-
-
-def _cfg(contract, body: str) -> str:
-    constants = "".join(f"  {k} = {v}\n" for k, v in contract.constants.items())
-    return f"CONSTANTS\n{constants}{body}"
+contract, windows = task_fixtures("spin")
 
 
 def _tla_fn(mapping: dict) -> str:
@@ -75,7 +57,7 @@ HNext ==
     run = run_tlc(
         {"spin": spec_text, "SpinWindows": harness},
         "SpinWindows",
-        _cfg(contract, "INIT HInit\nNEXT HNext\n"),
+        cfg(contract, "INIT HInit\nNEXT HNext\n"),
         ["-deadlock"],
         LIMITS,
     )
@@ -88,20 +70,18 @@ HNext ==
 
 
 def check_invariants(contract, spec_text: str):
-    head, _, _ = spec_text.rstrip().rpartition("\n====")
-    body = "\n\n".join(inv.definition for inv in contract.invariants)
-    module = f"{head}\n\n{body}\n====\n"
+    module = with_definitions(spec_text, [inv.definition for inv in contract.invariants])
     lines = "".join(
         f"{'INVARIANT' if inv.kind == 'safety' else 'PROPERTY'} {inv.name}\n"
         for inv in contract.invariants
     )
     return run_tlc(
-        {"spin": module}, "spin", _cfg(contract, "SPECIFICATION Spec\n" + lines), ["-deadlock"]
+        {"spin": module}, "spin", cfg(contract, "SPECIFICATION Spec\n" + lines), ["-deadlock"]
     )
 
 
 def _read(name: str) -> str:
-    return (REFERENCE / name).read_text()
+    return read_reference("spin", name)
 
 
 def test_contract_invariants_hold_on_the_reference_spec(contract):

@@ -99,14 +99,20 @@ REFERENCE_NAMES = [
 ]
 
 
-def test_unclosed_paren_in_next_keeps_next_counted_and_failing():
-    spec = REFERENCE.replace(
-        "Next == \\E t \\in Threads : StartLock(t)", "Next == \\E t \\in Threads : (StartLock(t)"
-    )
+def broken_reference(old: str, new: str):
+    """check_syntax on the spin reference with one edit; every definition must stay listed."""
+    spec = REFERENCE.replace(old, new)
     assert spec != REFERENCE
     outcome = check_syntax(spec, {"module": "spin"})
     by_name = rows(outcome)
     assert list(by_name) == REFERENCE_NAMES
+    return outcome, by_name
+
+
+def test_unclosed_paren_in_next_keeps_next_counted_and_failing():
+    outcome, by_name = broken_reference(
+        "Next == \\E t \\in Threads : StartLock(t)", "Next == \\E t \\in Threads : (StartLock(t)"
+    )
     assert by_name["Next"]["verdict"] == "error" and by_name["Next"]["line"] == 48
     assert (
         "Parse Error" in by_name["Next"]["message"] or "Encountered" in by_name["Next"]["message"]
@@ -118,13 +124,9 @@ def test_unclosed_paren_in_next_keeps_next_counted_and_failing():
 def test_unclosed_paren_does_not_swallow_or_rename_later_definitions():
     # tree-sitter's recovery turned `StartLock(t) ==` into a definition named `t` and hid the
     # actions after it; every definition must still be listed and judged on its own text.
-    spec = REFERENCE.replace(
+    outcome, by_name = broken_reference(
         'StartLock(t) ==\n  /\\ pc[t] = "idle"', 'StartLock(t) ==\n  ( /\\ pc[t] = "idle"'
     )
-    assert spec != REFERENCE
-    outcome = check_syntax(spec, {"module": "spin"})
-    by_name = rows(outcome)
-    assert list(by_name) == REFERENCE_NAMES
     assert [n for n, r in by_name.items() if r["verdict"] == "error"] == ["StartLock"]
     assert by_name["StartLock"]["line"] == 23
     assert outcome.score == 0.5 * 7 / 8

@@ -11,6 +11,7 @@ from the finite parts.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 _TOKEN = re.compile(
@@ -115,13 +116,12 @@ class FuncSet(Vocab):
         if not isinstance(value, dict):
             return f"{path}: {_show(value)} is not a function (JSON object)"
         keys = self.keys()
-        for key, item in value.items():
-            if keys is not None and not any(_same(key, k) for k in keys):
-                return f"{path}: key {key!r} is outside the domain"
-            reason = self.codomain.check(item, f"{path}[{key}]")
-            if reason:
-                return reason
-        return ""
+        return _first_reason(
+            f"{path}: key {key!r} is outside the domain"
+            if keys is not None and not any(_same(key, k) for k in keys)
+            else self.codomain.check(item, f"{path}[{key}]")
+            for key, item in value.items()
+        )
 
 
 @dataclass(frozen=True)
@@ -134,14 +134,12 @@ class RecordSet(Vocab):
         # Fields the record type names must have their types; other fields are allowed, since
         # contracts describe message records by their common fields.
         known = dict(self.fields)
-        for key, item in value.items():
-            if key not in known:
-                reason = _json_ok(item, f"{path}.{key}")
-            else:
-                reason = known[key].check(item, f"{path}.{key}")
-            if reason:
-                return reason
-        return ""
+        return _first_reason(
+            known[key].check(item, f"{path}.{key}")
+            if key in known
+            else _json_ok(item, f"{path}.{key}")
+            for key, item in value.items()
+        )
 
 
 @dataclass(frozen=True)
@@ -151,11 +149,9 @@ class SeqOf(Vocab):
     def check(self, value, path):
         if not isinstance(value, list):
             return f"{path}: {_show(value)} is not a sequence (JSON list)"
-        for i, item in enumerate(value):
-            reason = self.element.check(item, f"{path}[{i}]")
-            if reason:
-                return reason
-        return ""
+        return _first_reason(
+            self.element.check(item, f"{path}[{i}]") for i, item in enumerate(value)
+        )
 
 
 @dataclass(frozen=True)
@@ -180,15 +176,20 @@ def _show(value) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def _first_reason(reasons: Iterable[str]) -> str:
+    """The first non-empty reason, checking no further; "" when every check passed."""
+    return next((r for r in reasons if r), "")
+
+
 def _json_ok(value, path) -> str:
     if value is None:
         return f"{path}: null has no TLA+ value"
     if isinstance(value, float):
         return f"{path}: float {value!r} has no TLA+ value"
     if isinstance(value, list):
-        return next((r for i, v in enumerate(value) if (r := _json_ok(v, f"{path}[{i}]"))), "")
+        return _first_reason(_json_ok(v, f"{path}[{i}]") for i, v in enumerate(value))
     if isinstance(value, dict):
-        return next((r for k, v in value.items() if (r := _json_ok(v, f"{path}[{k}]"))), "")
+        return _first_reason(_json_ok(v, f"{path}[{k}]") for k, v in value.items())
     return ""
 
 

@@ -329,6 +329,15 @@ def _broken(children, index: int, source: bytes) -> Definition:
     )
 
 
+# Declaration units whose text is kept as written, and the Listing field their names go to.
+DECLARED_NAMES = {
+    "extends": "extends",
+    "instance": "instances",
+    "constant_declaration": "constants",
+    "variable_declaration": "variables",
+}
+
+
 def _collect(node, source: bytes, listing: Listing, local: bool) -> None:
     kind = node.type
     if kind == "local_definition":
@@ -341,17 +350,9 @@ def _collect(node, source: bytes, listing: Listing, local: bool) -> None:
             listing.definitions.append(definition)
             if kind == "module_definition":
                 listing.instances.extend(_instance_targets(node, source))
-    elif kind == "extends":
-        listing.extends.extend(_names(node, source))
-        listing.declaration_texts.append(_text(node, source))
-    elif kind == "instance":
-        listing.instances.extend(_instance_targets(node, source))
-        listing.declaration_texts.append(_text(node, source))
-    elif kind == "constant_declaration":
-        listing.constants.extend(_names(node, source))
-        listing.declaration_texts.append(_text(node, source))
-    elif kind == "variable_declaration":
-        listing.variables.extend(_names(node, source))
+    elif kind in DECLARED_NAMES:
+        names = _instance_targets(node, source) if kind == "instance" else _names(node, source)
+        getattr(listing, DECLARED_NAMES[kind]).extend(names)
         listing.declaration_texts.append(_text(node, source))
     elif kind == "recursive_declaration":
         listing.recursive.append(_text(node, source))

@@ -14,11 +14,10 @@ Node ids become strings and an unset vote becomes "None" (the contract's sentine
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
 from pathlib import Path
 
 from evaluation.windows.errors import WindowFormatError
+from evaluation.windows.ndjson import read_objects
 
 VERSION = "1"
 
@@ -56,7 +55,7 @@ def cut(contract, files: list[Path]) -> list[dict]:
 def cut_file(path: Path) -> list[dict]:
     """Errors name the full path; window ids use `<folder>/<file>:<line>`, stable across hosts."""
     label = str(path)
-    rows = list(_read_ndjson(path, label))
+    rows = [(number, obj) for number, _, obj in read_objects(path)]
     if not rows:
         return []
     first = rows[0][1]
@@ -68,20 +67,6 @@ def cut_file(path: Path) -> list[dict]:
         action = _per_spec_action(path, f"{label}:{rows[0][0]}")
         return [_from_per_spec(obj, action, label, line) for line, obj in rows]
     raise WindowFormatError(f"{label}:{rows[0][0]}: unknown etcd trace layout")
-
-
-def _read_ndjson(path: Path, label: str) -> Iterator[tuple[int, dict]]:
-    with open(path, encoding="utf-8") as handle:
-        for number, text in enumerate(handle, start=1):
-            if not text.strip():
-                continue
-            try:
-                obj = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise WindowFormatError(f"{label}:{number}: not JSON ({exc.msg})") from None
-            if not isinstance(obj, dict):
-                raise WindowFormatError(f"{label}:{number}: expected a JSON object")
-            yield number, obj
 
 
 def _node(value, where: str) -> str:

@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import bisect
 import heapq
-import json
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from evaluation.windows.errors import WindowFormatError
+from evaluation.windows.ndjson import read_objects
 from evaluation.windows.pgo_profiles import PROFILES, Profile
 from evaluation.windows.pgo_values import TlaValueError, parse_value
 
@@ -117,22 +117,14 @@ def cut_runs(profile: Profile, files: list[Path], result: RunStats) -> Iterator[
 
 def _read_file(path: Path, number: int) -> list[Step]:
     steps = []
-    with path.open(encoding="utf-8") as handle:
-        for line_no, line in enumerate(handle, start=1):
-            if line.strip():
-                step = _parse_step(line, f"{path}:{line_no}")
-                step.order = (step.end, number, line_no)
-                steps.append(step)
+    for line_no, where, raw in read_objects(path):
+        step = _parse_step(raw, where)
+        step.order = (step.end, number, line_no)
+        steps.append(step)
     return steps
 
 
-def _parse_step(line: str, where: str) -> Step:
-    try:
-        raw = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise WindowFormatError(f"{where}: not JSON ({exc.msg})") from None
-    if not isinstance(raw, dict):
-        raise WindowFormatError(f"{where}: expected a JSON object")
+def _parse_step(raw: dict, where: str) -> Step:
     for key, kind in (("archetypeName", str), ("self", str), ("isAbort", bool), ("clock", list)):
         if not isinstance(raw.get(key), kind):
             raise WindowFormatError(f"{where}: {key} missing or not a {kind.__name__}")

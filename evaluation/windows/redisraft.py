@@ -20,11 +20,11 @@ event that closed its step.
 
 from __future__ import annotations
 
-import json
 from collections import deque
 from pathlib import Path
 
 from evaluation.windows.errors import WindowFormatError
+from evaluation.windows.ndjson import read_objects
 
 VERSION = "1"
 NO_VOTE = "None"
@@ -60,29 +60,27 @@ def _events(paths: list[Path]) -> list[tuple[str, dict]]:
     rows: list[tuple[float, int, str, dict]] = []
     order = 0
     for path in paths:
-        with open(path, encoding="utf-8") as handle:
-            for number, text in enumerate(handle, start=1):
-                if not text.strip():
-                    continue
-                where = f"{path}:{number}"
-                try:
-                    obj = json.loads(text)
-                except json.JSONDecodeError as exc:
-                    raise WindowFormatError(f"{where}: not JSON ({exc.msg})") from None
-                if not isinstance(obj, dict):
-                    raise WindowFormatError(f"{where}: expected a JSON object")
-                for key in ("timestamp", "name", "nid"):
-                    if key not in obj:
-                        raise WindowFormatError(f"{where}: missing {key}")
-                if isinstance(obj["timestamp"], bool) or not isinstance(
-                    obj["timestamp"], int | float
-                ):
-                    raise WindowFormatError(f"{where}: timestamp is not a number")
-                order += 1
-                rows.append((obj["timestamp"], order, where, obj))
+        for _, where, obj in read_objects(path):
+            for key in ("timestamp", "name", "nid"):
+                if key not in obj:
+                    raise WindowFormatError(f"{where}: missing {key}")
+            if isinstance(obj["timestamp"], bool) or not isinstance(obj["timestamp"], int | float):
+                raise WindowFormatError(f"{where}: timestamp is not a number")
+            order += 1
+            rows.append((obj["timestamp"], order, where, obj))
     if len(paths) > 1:
         rows.sort(key=lambda row: (row[0], row[1]))
     return [(where, obj) for _, _, where, obj in rows]
+
+
+def _envelope(kind: str, raw: dict, where: str) -> dict:
+    """The fields every message record starts with."""
+    return {
+        "type": kind,
+        "from": _node(raw.get("from"), where),
+        "to": _node(raw.get("to"), where),
+        "term": _int(raw, "term", where),
+    }
 
 
 def _int(obj: dict, key: str, where: str) -> int:
@@ -225,10 +223,7 @@ class _Cutter:
     def on_RequestVote(self, node, event, where):
         raw = self._msg(event, where)
         msg = {
-            "type": "RequestVote",
-            "from": _node(raw.get("from"), where),
-            "to": _node(raw.get("to"), where),
-            "term": _int(raw, "term", where),
+            **_envelope("RequestVote", raw, where),
             "lastLogIndex": _int(raw, "last_log_idx", where),
             "lastLogTerm": _int(raw, "last_log_term", where),
             # A request sent before the sender became a candidate belongs to the pre-vote round.
@@ -241,10 +236,7 @@ class _Cutter:
         raw = self._msg(event, where)
         count = _int(raw, "n_entries", where)
         msg = {
-            "type": "AppendEntries",
-            "from": _node(raw.get("from"), where),
-            "to": _node(raw.get("to"), where),
-            "term": _int(raw, "term", where),
+            **_envelope("AppendEntries", raw, where),
             "prevLogIndex": _int(raw, "prev_log_idx", where),
             "prevLogTerm": _int(raw, "prev_log_term", where),
             # The trace gives only the entry count; a leader sends entries of its own term here.

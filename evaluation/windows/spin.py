@@ -6,11 +6,11 @@ dispatcher maps it to a target action through the contract.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
 from evaluation.windows.errors import WindowFormatError
+from evaluation.windows.ndjson import read_objects
 
 VERSION = "1"
 
@@ -21,11 +21,8 @@ LOCK_VALUES = {"unlocked", "locked"}
 def cut(contract, files: list[Path]) -> Iterator[dict]:
     threads = _threads(contract)
     for path in files:
-        with path.open(encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                yield _window(line, f"{path}:{number}", threads)
+        for _, where, raw in read_objects(path):
+            yield _window(raw, where, threads)
 
 
 def _threads(contract) -> set[str] | None:
@@ -34,13 +31,7 @@ def _threads(contract) -> set[str] | None:
     return set(names) or None
 
 
-def _window(line: str, where: str, threads: set[str] | None) -> dict:
-    try:
-        raw = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise WindowFormatError(f"{where}: not JSON ({exc.msg})") from None
-    if not isinstance(raw, dict):
-        raise WindowFormatError(f"{where}: expected a JSON object")
+def _window(raw: dict, where: str, threads: set[str] | None) -> dict:
     for key in ("window_id", "trace_id", "action", "actor", "pre_state", "post_state"):
         if key not in raw:
             raise WindowFormatError(f"{where}: missing {key}")
