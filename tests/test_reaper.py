@@ -1,5 +1,7 @@
 """The reaper: runs whose worker died are re-queued (bounded attempts) or failed with a reason."""
 
+import os
+import time
 from datetime import timedelta
 from io import StringIO
 from pathlib import Path
@@ -130,3 +132,33 @@ def test_a_worker_killed_mid_run_leaves_a_run_the_reaper_recovers(rq_redis, tmp_
     assert run.status == Run.Status.FINISHED, output[-3000:]
     assert run.attempts == 2
     assert run.phase_results.count() == 4
+
+
+def test_sandbox_directories_older_than_the_threshold_are_swept(tmp_path):
+    from evaluation.tla.sandbox import RUN_DIR_PREFIX, sweep_abandoned_run_dirs
+
+    abandoned = tmp_path / f"{RUN_DIR_PREFIX}killed"
+    (abandoned / "spec").mkdir(parents=True)
+    an_hour_ago = time.time() - 3600
+    os.utime(abandoned, (an_hour_ago, an_hour_ago))
+    live = tmp_path / f"{RUN_DIR_PREFIX}live"
+    live.mkdir()
+    unrelated = tmp_path / "someone-elses-dir"
+    unrelated.mkdir()
+    os.utime(unrelated, (an_hour_ago, an_hour_ago))
+
+    removed = sweep_abandoned_run_dirs(600, root=tmp_path)
+
+    assert removed == [abandoned] and not abandoned.exists()
+    assert live.is_dir(), "a directory younger than the threshold may belong to a live run"
+    assert unrelated.is_dir()
+
+
+@pytest.mark.django_db
+def test_the_reaper_command_reports_the_sweep(without_redis, settings):
+    # A threshold far beyond any real directory's age: the command must not touch live runs
+    # of other processes on this machine while it is being tested.
+    settings.SCORING_STALE_AFTER_SECONDS = 10 * 365 * 24 * 3600
+    out = StringIO()
+    call_command("reap_runs", stdout=out)
+    assert "abandoned sandbox directories removed: 0" in out.getvalue()

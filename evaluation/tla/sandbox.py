@@ -113,6 +113,28 @@ def isolation_mode() -> str:
 
 # ----------------------------------------------------------------------------- run directory
 
+RUN_DIR_PREFIX = "tla-sbx-"
+
+
+def sweep_abandoned_run_dirs(
+    older_than_seconds: float, now: float | None = None, root: Path | None = None
+) -> list[Path]:
+    """Delete run directories left by a killed worker (SIGKILL skips our own cleanup).
+
+    Only directories older than any legitimate run can be are removed, so a sweep never races
+    a live call; returns what was removed.
+    """
+    cutoff = (time.time() if now is None else now) - older_than_seconds
+    removed = []
+    for path in (root or Path(tempfile.gettempdir())).glob(f"{RUN_DIR_PREFIX}*"):
+        try:
+            if path.is_dir() and not path.is_symlink() and path.stat().st_mtime < cutoff:
+                shutil.rmtree(path, ignore_errors=True)
+                removed.append(path)
+        except FileNotFoundError:
+            continue
+    return removed
+
 
 def _prepare(modules: dict[str, str], root: str) -> Path:
     names = [validate_module_name(n) for n in modules]
@@ -122,7 +144,7 @@ def _prepare(modules: dict[str, str], root: str) -> Path:
     clash = set(names) & set(library_module_names())
     if clash:
         raise SandboxError(f"module name(s) {sorted(clash)} are reserved for library modules")
-    run_dir = Path(tempfile.mkdtemp(prefix="tla-sbx-"))
+    run_dir = Path(tempfile.mkdtemp(prefix=RUN_DIR_PREFIX))
     for sub in ("spec", "lib", "scratch"):
         (run_dir / sub).mkdir()
     for name, text in modules.items():

@@ -4,9 +4,11 @@ Run it periodically (cron, a systemd timer, or an rq cron job); it is safe to ru
 and from several machines, since every state change is a conditional UPDATE.
 """
 
+from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from evaluation.jobs import reap_stale_runs
+from evaluation.tla.sandbox import sweep_abandoned_run_dirs
 
 
 class Command(BaseCommand):
@@ -17,3 +19,6 @@ class Command(BaseCommand):
         for label, run_ids in outcome.items():
             listed = ", ".join(map(str, run_ids)) or "none"
             self.stdout.write(f"{label}: {listed}")
+        # A run directory outliving the stale-run threshold belongs to a worker that was killed.
+        swept = sweep_abandoned_run_dirs(settings.SCORING_STALE_AFTER_SECONDS)
+        self.stdout.write(f"abandoned sandbox directories removed: {len(swept)}")
