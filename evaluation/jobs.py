@@ -27,7 +27,6 @@ from rq.timeouts import JobTimeoutException
 from evaluation.contracts import ContractError, load_contract, parse_adapter
 from evaluation.pipeline import PhaseCrashed, score_spec
 from evaluation.results import PhaseOutcome
-from leaderboard.aggregate import invalidate_board_cache
 from leaderboard.importing import current_corpus
 from leaderboard.models import (
     ActionResult,
@@ -96,7 +95,6 @@ def evaluate_run(run_id: int) -> str:
         return _fail(run, f"internal error while scoring ({type(exc).__name__}: {exc}).")
     append_log(run, f"finished: overall {report.overall:.3f}")
     run.finish(report.overall, report.fingerprint)
-    invalidate_board_cache()
     log.info("run %s: finished, overall %.3f", run.pk, report.overall)
     return Run.Status.FINISHED
 
@@ -111,7 +109,6 @@ def append_log(run: Run, line: str) -> None:
 def _fail(run: Run, reason: str) -> str:
     append_log(run, f"failed: {reason}")
     run.fail(reason)
-    invalidate_board_cache()
     log.info("run %s: failed: %s", run.pk, reason)
     return Run.Status.FAILED
 
@@ -240,8 +237,6 @@ def reap_stale_runs(now: datetime | None = None) -> dict[str, list[int]]:
             outcome["failed"].append(run.pk)
     if redis is not None:
         outcome["reenqueued"] = _reenqueue_lost(redis, now)
-    if outcome["failed"]:
-        invalidate_board_cache()
     return outcome
 
 

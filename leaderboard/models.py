@@ -152,16 +152,21 @@ class Run(models.Model):
         self.save(
             update_fields=["status", "overall", "fingerprint", "finished_at", "failure_reason"]
         )
-        # A finished run can change the board; drop the cached one (leaderboard/aggregate.py).
-        from leaderboard.aggregate import invalidate_board_cache
-
-        invalidate_board_cache()
+        self._drop_cached_board()
 
     def fail(self, reason: str) -> None:
         self.status = self.Status.FAILED
         self.failure_reason = reason
         self.finished_at = timezone.now()
         self.save(update_fields=["status", "failure_reason", "finished_at"])
+        self._drop_cached_board()
+
+    @staticmethod
+    def _drop_cached_board() -> None:
+        # Ending a run is the one state change the board depends on; callers need not remember.
+        from leaderboard.aggregate import invalidate_board_cache
+
+        invalidate_board_cache()
 
     def requeue(self) -> bool:
         """RUNNING -> QUEUED for a run whose worker died.
