@@ -1,1 +1,4 @@
-"""The scorer: a Django-free library. Only evaluation/jobs.py touches the ORM and rq."""
+"""The scorer: a Django-free library (it imports nothing from Django or `leaderboard`).
+
+The site reaches it through `pipeline.py` and `contracts.py` (see docs/ARCHITECTURE.md).
+"""

@@ -16,12 +16,13 @@ from pathlib import Path
 
 import yaml
 
+from evaluation.scoring import PHASES
+
 TASKS_DATA_DIR = Path(__file__).resolve().parent.parent / "tasks_data"
 
 KINDS = ("concurrent", "distributed")
 INVARIANT_KINDS = ("safety", "liveness")
 DEADLOCK_POLICIES = ("allowed", "error")
-PHASES = ("syntax", "runtime", "conformance", "invariants")
 BUDGET_KEYS = (
     "wall_seconds",
     "cpu_seconds",
@@ -38,7 +39,7 @@ DEFAULT_BUDGETS = {
     "syntax": {"wall_seconds": 60},
     "runtime": {"wall_seconds": 60, "depth": 100, "seeds": [1, 2, 3]},
     "conformance": {"wall_seconds": 300},
-    "invariants": {"wall_seconds": 120, "per_invariant_seconds": 60},
+    "invariant": {"wall_seconds": 120, "per_invariant_seconds": 60},
 }
 DEFAULT_EXTENDS = (
     "TLC",

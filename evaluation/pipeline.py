@@ -1,4 +1,8 @@
-"""Gating and the composite score: the four phases in order, one `ScoreReport` out.
+"""The scorer's one entry for the site: lint, the four phases with their gating, the composite.
+
+The site (`leaderboard/`) reaches the scorer through this module and `contracts.py` (plus
+`scoring.py` for the weights and `windows/` for importing corpora), never through the phases or
+the sandbox directly.
 
 Rules (DESIGN.md §3.2):
 - P1 always runs. P2 needs a module that parses (TLC cannot run anything else), P3 and P4 need
@@ -6,10 +10,12 @@ Rules (DESIGN.md §3.2):
   `skipped` with the reason and scores 0.
 - A task without trace data has P3 `n/a` (score None), whatever the gate says: the phase does
   not exist for that task. `composite()` then renormalises the other weights to sum 1, exactly as
-  `leaderboard.aggregate.cell_score` does for verified runs, so the run's stored overall and the
+  `evaluation.scoring.cell_score` does for verified runs, so the run's stored overall and the
   board agree.
-- Overall = 0.15·P1 + 0.15·P2 + 0.35·P3 + 0.35·P4 (`PHASE_WEIGHTS`, the one definition of the
-  official weights; `leaderboard.models` imports it).
+- Overall = 0.15·P1 + 0.15·P2 + 0.35·P3 + 0.35·P4 (`PHASE_WEIGHTS` in `evaluation/scoring.py`,
+  the one definition of the official weights).
+- `phases=` scores a subset in the official order; a phase then gates only on the selected phases
+  before it, and there is no overall (it would not be the official figure).
 """
 
 from __future__ import annotations
@@ -20,13 +26,20 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
+from evaluation import lint as spec_lint
 from evaluation.contracts import Adapter, Contract
+from evaluation.phases import conformance, invariants, runtime, syntax
 from evaluation.results import PhaseOutcome
+from evaluation.scoring import NOT_APPLICABLE, PHASE_WEIGHTS, PHASES
+from evaluation.tla import tools
+
+# Re-exported for the site, which reaches the scorer only through this module: the line numbers
+# a SANY/TLC message points at (run pages), and the reaper's sweep of sandbox directories a
+# killed worker left behind.
+from evaluation.tla.messages import lines_in  # noqa: F401
+from evaluation.tla.sandbox import sweep_abandoned_run_dirs  # noqa: F401
 
 SCORER_VERSION = "1.0.0"
-PHASES = ("syntax", "runtime", "conformance", "invariant")
-PHASE_WEIGHTS = {"syntax": 0.15, "runtime": 0.15, "conformance": 0.35, "invariant": 0.35}
-NOT_APPLICABLE = "n/a"
 
 
 class PhaseCrashed(RuntimeError):
@@ -40,7 +53,7 @@ class PhaseCrashed(RuntimeError):
 @dataclass
 class ScoreReport:
     outcomes: dict[str, PhaseOutcome]
-    overall: float
+    overall: float | None  # None when only some phases were scored
     fingerprint: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
@@ -73,6 +86,20 @@ def not_applicable(phase: str, reason: str) -> PhaseOutcome:
     return PhaseOutcome(phase=phase, status=NOT_APPLICABLE, score=None, details={"reason": reason})
 
 
+def lint(spec_text: str, contract: Contract) -> str:
+    """The first problem the upload lint finds in a decoded spec (one specific message), or ""."""
+    return spec_lint.first_problem(spec_text, contract)
+
+
+def select_phases(names) -> list[str]:
+    """`names` in the official order; ValueError naming the unknown ones (or an empty choice)."""
+    chosen = list(names)
+    unknown = set(chosen) - set(PHASES)
+    if unknown or not chosen:
+        raise ValueError(f"unknown phase(s) {sorted(unknown)}; choose from {list(PHASES)}")
+    return [p for p in PHASES if p in chosen]
+
+
 def score_spec(
     spec_text: str,
     contract: Contract,
@@ -80,10 +107,11 @@ def score_spec(
     adapter: Adapter | None = None,
     on_phase: Callable[[PhaseOutcome], None] | None = None,
     cfg_text: str | None = None,
+    phases=PHASES,
 ) -> ScoreReport:
-    """Score one spec through all four phases; `on_phase(outcome)` as each one finishes."""
-    from evaluation.phases import conformance, invariants, runtime, syntax
-
+    """Score one spec through `phases` (all four by default); `on_phase(outcome)` as each one
+    finishes. Only a full run has an overall and a fingerprint."""
+    chosen = select_phases(phases)
     adapter = adapter or Adapter.identity_for(contract)
     outcomes: dict[str, PhaseOutcome] = {}
 
@@ -100,40 +128,47 @@ def score_spec(
             on_phase(outcome)
         return outcome
 
-    p1 = record("syntax", lambda: syntax.check_syntax(spec_text, contract))
-    parses = syntax.syntax_passed(p1)
-    if parses:
-        p2 = record("runtime", lambda: runtime.check_runtime(spec_text, contract, cfg_text))
-        if runtime.runtime_passed(p2):
-            gate = ""
-        elif p2.status == "ran":
-            gate = "no action of Next fired without an error (P2 = 0)"
+    gate = ""
+    if "syntax" in chosen:
+        p1 = record("syntax", lambda: syntax.check_syntax(spec_text, contract))
+        if not syntax.syntax_passed(p1):
+            gate = (
+                "the module does not parse (P1 < 1)"
+                if p1.status == "ran"
+                else f"the syntax check ended with status {p1.status}"
+            )
+    if "runtime" in chosen:
+        if gate:
+            record("runtime", lambda: skipped("runtime", gate))
         else:
-            gate = f"the runtime check ended with status {p2.status} (P2 = 0)"
-    else:
-        gate = (
-            "the module does not parse (P1 < 1)"
-            if p1.status == "ran"
-            else f"the syntax check ended with status {p1.status}"
-        )
-        record("runtime", lambda: skipped("runtime", gate))
+            p2 = record("runtime", lambda: runtime.check_runtime(spec_text, contract, cfg_text))
+            if not runtime.runtime_passed(p2):
+                gate = (
+                    "no action of Next fired without an error (P2 = 0)"
+                    if p2.status == "ran"
+                    else f"the runtime check ended with status {p2.status} (P2 = 0)"
+                )
 
-    if not contract.has_traces:
-        reason = contract.no_traces_reason or "the task has no trace data"
-        record("conformance", lambda: not_applicable("conformance", reason))
-    elif gate:
-        record("conformance", lambda: skipped("conformance", gate))
-    else:
-        record(
-            "conformance",
-            lambda: conformance.check_conformance(spec_text, contract, windows, adapter),
-        )
+    if "conformance" in chosen:
+        if not contract.has_traces:
+            reason = contract.no_traces_reason or "the task has no trace data"
+            record("conformance", lambda: not_applicable("conformance", reason))
+        elif gate:
+            record("conformance", lambda: skipped("conformance", gate))
+        else:
+            record(
+                "conformance",
+                lambda: conformance.check_conformance(spec_text, contract, windows, adapter),
+            )
 
-    if gate:
-        record("invariant", lambda: skipped("invariant", gate))
-    else:
-        record("invariant", lambda: invariants.check_invariants(spec_text, contract, adapter))
+    if "invariant" in chosen:
+        if gate:
+            record("invariant", lambda: skipped("invariant", gate))
+        else:
+            record("invariant", lambda: invariants.check_invariants(spec_text, contract, adapter))
 
+    if chosen != list(PHASES):
+        return ScoreReport(outcomes=outcomes, overall=None)
     return ScoreReport(
         outcomes=outcomes,
         overall=composite(outcomes),
@@ -159,9 +194,6 @@ def fingerprint(
     TLC flags come from each phase's `details["tlc_flags"]` when the phase reports them (the
     phase knows what it ran); P4's are derived from the contract's deadlock policy.
     """
-    from evaluation.phases import invariants
-    from evaluation.tla import tools
-
     adapter_text = json.dumps(asdict(adapter), sort_keys=True)
     runtime_budget = contract.budgets.get("runtime", {})
     return {

@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 
-from leaderboard.aggregate import invalidate_board_cache
+from leaderboard.board_cache import invalidate_board_cache
 from leaderboard.models import (
     ActionResult,
     ApiToken,

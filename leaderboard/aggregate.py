@@ -21,31 +21,27 @@ Weights are a parameter, normalised to sum 1, so user-adjustable weights reuse t
 from __future__ import annotations
 
 import hashlib
-import time
 from dataclasses import dataclass, field
 
 import pandas as pd
 from django.core.cache import cache
 
-from evaluation.pipeline import PHASE_WEIGHTS, PHASES
+# The scorer, the models and the board share one definition of the weights and the cell rule;
+# they are re-exported here because the board's callers think in board terms.
+from evaluation.scoring import (  # noqa: F401
+    NOT_APPLICABLE,
+    OFFICIAL_WEIGHTS,
+    PHASES,
+    cell_score,
+    normalise_weights,
+)
+from leaderboard.board_cache import generation
+from leaderboard.models import ModelUnderTest, Run, Task
 
 PHASE_LABELS = {"syntax": "P1", "runtime": "P2", "conformance": "P3", "invariant": "P4"}
-# The scorer and the board share one definition of the official weights.
-OFFICIAL_WEIGHTS = tuple(PHASE_WEIGHTS[phase] for phase in PHASES)
-NOT_APPLICABLE = "n/a"
 FUNNEL_STAGES = ("submitted", "P1 = 1", "P2 > 0", "P3 > 0", "P4 > 0")
 
-_GENERATION_KEY = "board:generation"
 _CACHE_SECONDS = 600
-
-
-def normalise_weights(weights) -> tuple[float, float, float, float]:
-    """Four non-negative weights scaled to sum 1; ValueError for anything else."""
-    values = tuple(float(w) for w in weights)
-    if len(values) != len(PHASES) or any(w < 0 or w != w for w in values) or sum(values) <= 0:
-        raise ValueError("weights must be four non-negative numbers with a positive sum")
-    total = sum(values)
-    return tuple(round(w / total, 6) for w in values)  # type: ignore[return-value]
 
 
 def parse_weights(text: str) -> tuple[float, float, float, float]:
@@ -70,18 +66,6 @@ def as_percent(value) -> str:
     if value is None or value != value:
         return "–"
     return f"{published_round(value) * 100:.1f}"
-
-
-def cell_score(scores: dict, statuses: dict, provenance: str, weights=OFFICIAL_WEIGHTS) -> float:
-    """The weighted score of one run; see the module docstring for missing and N/A phases."""
-    weights = dict(zip(PHASES, normalise_weights(weights), strict=True))
-    applicable = [
-        p for p in PHASES if not (provenance == "verified" and statuses.get(p) == NOT_APPLICABLE)
-    ]
-    weight_sum = sum(weights[p] for p in applicable)
-    if weight_sum <= 0:
-        return 0.0
-    return sum(weights[p] * (scores.get(p) or 0.0) for p in applicable) / weight_sum
 
 
 @dataclass
@@ -188,8 +172,6 @@ def _model_rows(cells: pd.DataFrame, models: pd.DataFrame, n_tasks: int) -> pd.D
 
 def compute_board(weights=OFFICIAL_WEIGHTS) -> Board:
     """Compute the board from the database (uncached); see get_board()."""
-    from leaderboard.models import ModelUnderTest, Run, Task
-
     weights = normalise_weights(weights)
     tasks = list(Task.objects.values("id", "slug", "name", "kind", "position"))
     models = pd.DataFrame(
@@ -203,27 +185,12 @@ def compute_board(weights=OFFICIAL_WEIGHTS) -> Board:
     return Board(weights=weights, tasks=tasks, rows=rows, cells=cells)
 
 
-def _generation() -> int:
-    generation = cache.get(_GENERATION_KEY)
-    if generation is None:
-        generation = time.time_ns()
-        cache.set(_GENERATION_KEY, generation, None)
-    return generation
-
-
-def invalidate_board_cache() -> None:
-    """Drop every cached board; the scoring job calls this when a run finishes."""
-    cache.set(_GENERATION_KEY, time.time_ns(), None)
-
-
 def get_board(weights=OFFICIAL_WEIGHTS) -> Board:
     """The board under `weights`, cached; `official_rank` maps model id -> rank under the
     official weights so callers can show how a re-weighting moves each model."""
-    from leaderboard.models import Run
-
     weights = normalise_weights(weights)
     # The stamp keeps per-process caches honest when the run finished in another process.
-    parts = f"{_generation()}:{Run.objects.board_stamp()}:{weights}"
+    parts = f"{generation()}:{Run.objects.board_stamp()}:{weights}"
     key = "board:" + hashlib.sha256(parts.encode()).hexdigest()
     board = cache.get(key)
     if board is None:

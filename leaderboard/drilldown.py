@@ -11,10 +11,9 @@ from __future__ import annotations
 import json
 import re
 
-_LINE_PATTERNS = (
-    re.compile(r"\bline (\d+), col(?:umn)? (\d+)"),
-    re.compile(r"\bat line (\d+)"),
-)
+from django.db.models import Count, Q
+
+from evaluation.pipeline import PHASES, lines_in
 
 
 def render_value(value) -> str:
@@ -22,14 +21,6 @@ def render_value(value) -> str:
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)
     return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(", ", ": "))
-
-
-def lines_in(text: str) -> list[int]:
-    """Line numbers a SANY/TLC message points at, first mention first."""
-    found = []
-    for pattern in _LINE_PATTERNS:
-        found.extend(int(m.group(1)) for m in pattern.finditer(text or ""))
-    return list(dict.fromkeys(found))
 
 
 def spec_errors(syntax_details: dict) -> list[dict]:
@@ -205,14 +196,11 @@ def phase_note(result) -> str:
     return str(details.get("reason") or error or "")
 
 
-PHASE_ORDER = ("syntax", "runtime", "conformance", "invariant")
 WINDOWS_SHOWN_PER_ACTION = 10
 
 
 def run_page(run, expand_action: str | None = None) -> dict:
     """Everything the run page shows, read with a fixed number of queries."""
-    from django.db.models import Count, Q
-
     results = {p.phase: p for p in run.phase_results.prefetch_related("action_results")}
     syntax_details = results["syntax"].details if "syntax" in results else {}
     errors = spec_errors(syntax_details or {})
@@ -246,7 +234,7 @@ def run_page(run, expand_action: str | None = None) -> dict:
                 "note": phase_note(results.get(phase)),
                 "fingerprint": _phase_fingerprint(run.fingerprint or {}, phase),
             }
-            for phase in PHASE_ORDER
+            for phase in PHASES
         ],
         "definitions": definitions(syntax_details or {}),
         "syntax_errors": errors,
@@ -365,7 +353,7 @@ def _short(value) -> str:
 
 def fingerprint_rows(fingerprint: dict) -> list[tuple[str, str]]:
     """Run-wide fingerprint entries (tool hashes, versions, corpus hash) as display pairs."""
-    skip = {"phases", *PHASE_ORDER}
+    skip = {"phases", *PHASES}
     return [
         (key, value if isinstance(value, str) else render_value(value))
         for key, value in sorted(fingerprint.items())

@@ -6,11 +6,20 @@ so that views and jobs never hand-edit status fields.
 
 from django.conf import settings
 from django.db import models
+from django.urls import reverse
 from django.utils import timezone
 
-# Re-exported so Django-side code imports the official weights from the app it lives in.
-from evaluation.pipeline import PHASE_WEIGHTS  # noqa: F401
+# PHASE_WEIGHTS is re-exported so Django-side code finds the official weights on the models.
+from evaluation.scoring import PHASE_WEIGHTS, PHASES, cell_score  # noqa: F401
+from leaderboard.board_cache import invalidate_board_cache
 from leaderboard.querysets import RunQuerySet
+
+PHASE_NAMES = {
+    "syntax": "Syntax",
+    "runtime": "Runtime",
+    "conformance": "Conformance",
+    "invariant": "Invariants",
+}
 
 
 class Task(models.Model):
@@ -38,8 +47,6 @@ class Task(models.Model):
         return self.name
 
     def get_absolute_url(self) -> str:
-        from django.urls import reverse
-
         return reverse("task_detail", args=[self.slug])
 
 
@@ -68,8 +75,6 @@ class ModelUnderTest(models.Model):
         return self.name
 
     def get_absolute_url(self) -> str:
-        from django.urls import reverse
-
         return reverse("model_detail", args=[self.slug])
 
 
@@ -123,8 +128,6 @@ class Run(models.Model):
         return f"Run {self.pk} {self.model} / {self.task}"
 
     def get_absolute_url(self) -> str:
-        from django.urls import reverse
-
         return reverse("run_detail", args=[self.pk])
 
     @property
@@ -164,8 +167,6 @@ class Run(models.Model):
     @staticmethod
     def _drop_cached_board() -> None:
         # Ending a run is the one state change the board depends on; callers need not remember.
-        from leaderboard.aggregate import invalidate_board_cache
-
         invalidate_board_cache()
 
     def requeue(self) -> bool:
@@ -181,8 +182,6 @@ class Run(models.Model):
 
     def weighted_score(self) -> float:
         """This run's cell score under the official weights, by the board's one rule."""
-        from leaderboard.aggregate import cell_score
-
         results = list(self.phase_results.all())
         return cell_score(
             {r.phase: r.score for r in results},
@@ -192,12 +191,6 @@ class Run(models.Model):
 
 
 class PhaseResult(models.Model):
-    class Phase(models.TextChoices):
-        SYNTAX = "syntax", "Syntax"
-        RUNTIME = "runtime", "Runtime"
-        CONFORMANCE = "conformance", "Conformance"
-        INVARIANT = "invariant", "Invariants"
-
     class Status(models.TextChoices):
         RAN = "ran", "Ran"
         SKIPPED = "skipped", "Skipped"
@@ -206,7 +199,7 @@ class PhaseResult(models.Model):
         NOT_APPLICABLE = "n/a", "Not applicable"
 
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="phase_results")
-    phase = models.CharField(max_length=12, choices=Phase.choices)
+    phase = models.CharField(max_length=12, choices=[(p, PHASE_NAMES[p]) for p in PHASES])
     status = models.CharField(max_length=10, choices=Status.choices)
     score = models.FloatField(null=True, blank=True)
     details = models.JSONField(default=dict, blank=True)

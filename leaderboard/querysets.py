@@ -36,10 +36,10 @@ class RunQuerySet(models.QuerySet):
 
     def board_phase_rows(self) -> list[dict]:
         """One dict per phase result of a counting run: run id, phase, status and score."""
-        from leaderboard.models import PhaseResult
-
+        # Reached through the relation: models.py imports this module, not the other way round.
+        phase_result = self.model.phase_results.rel.related_model
         return list(
-            PhaseResult.objects.filter(run__in=self.counting()).values(
+            phase_result.objects.filter(run__in=self.counting()).values(
                 "run_id", "phase", "status", "score"
             )
         )

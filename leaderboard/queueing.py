@@ -16,9 +16,15 @@ import django_rq
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Q
+from redis import Redis
 from redis.exceptions import RedisError
 
+from leaderboard.jobs import evaluate_run
+from leaderboard.models import Run
+
 QUEUE_NAME = "evaluation"
+# rq imports the job by this path in the worker process.
+JOB_PATH = "leaderboard.jobs.evaluate_run"
 PING_TIMEOUT_SECONDS = 0.5
 
 log = logging.getLogger(__name__)
@@ -37,8 +43,6 @@ def redis_answers() -> bool:
     """A quick PING with a short socket timeout, so a missing Redis costs half a second."""
     url = settings.RQ_QUEUES[QUEUE_NAME]["URL"]
     try:
-        from redis import Redis
-
         client = Redis.from_url(
             url, socket_timeout=PING_TIMEOUT_SECONDS, socket_connect_timeout=PING_TIMEOUT_SECONDS
         )
@@ -58,10 +62,8 @@ def enqueue_run(run) -> None:
 
 def _dispatch(run_id: int, attempt: int) -> None:
     if not settings.RQ_FORCE_INLINE and redis_answers():
-        from evaluation.jobs import evaluate_run
-
         queue = django_rq.get_queue(QUEUE_NAME, commit_mode="auto")
-        queue.enqueue(evaluate_run, run_id, job_id=job_id(run_id, attempt))
+        queue.enqueue(JOB_PATH, run_id, job_id=job_id(run_id, attempt))
         return
     why = "RQ_FORCE_INLINE is set" if settings.RQ_FORCE_INLINE else "Redis does not answer"
     log.warning(
@@ -71,8 +73,6 @@ def _dispatch(run_id: int, attempt: int) -> None:
 
 
 def _run_inline(run_id: int) -> None:
-    from evaluation.jobs import evaluate_run
-
     try:
         evaluate_run(run_id)
     finally:
@@ -82,8 +82,6 @@ def _run_inline(run_id: int) -> None:
 
 def queue_position(run) -> int | None:
     """1 for the next run a worker will take; None when the run is not waiting."""
-    from leaderboard.models import Run
-
     if run.status != Run.Status.QUEUED:
         return None
     ahead = Q(created_at__lt=run.created_at) | Q(created_at=run.created_at, pk__lt=run.pk)

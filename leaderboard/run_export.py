@@ -10,6 +10,8 @@ import json
 
 from django.urls import reverse
 
+from evaluation.pipeline import PHASES
+
 CSV_COLUMNS = [
     "run_id",
     "row",
@@ -50,7 +52,7 @@ def run_summary(run, queue_position: int | None = None) -> dict:
                 "score": phases[phase].score if phase in phases else None,
                 "duration_seconds": phases[phase].duration_seconds if phase in phases else None,
             }
-            for phase in ("syntax", "runtime", "conformance", "invariant")
+            for phase in PHASES
         ],
     }
 

@@ -1,8 +1,8 @@
 """What the task page shows about a task's contract, description and trace data.
 
 The contract file follows the schema pinned in docs/ARCHITECTURE.md; it is validated with
-`evaluation.contracts.load_contract` when that module is installed, and shown from the YAML
-either way, so a task page never breaks on a contract that is still being written.
+`evaluation.contracts.load_contract` and shown from the YAML either way, so a task page never
+breaks on a contract that is still being written.
 """
 
 from pathlib import Path
@@ -12,6 +12,8 @@ import yaml
 from django.conf import settings
 from django.utils.safestring import mark_safe
 from markdown.treeprocessors import Treeprocessor
+
+from evaluation.contracts import load_contract
 
 SAFE_LINK_PREFIXES = ("http://", "https://", "/", "#", "mailto:")
 
@@ -35,11 +37,7 @@ def render_markdown(text: str) -> str:
 
 
 def _validate(slug: str) -> str:
-    """'' when the contract validates (or no validator is installed yet), else the error."""
-    try:
-        from evaluation.contracts import load_contract
-    except ImportError:
-        return ""
+    """'' when the contract validates, else the error."""
     try:
         load_contract(slug, root=Path(settings.TASKS_DATA_DIR))
     except Exception as error:  # any failure is shown on the page, not a 500

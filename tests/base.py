@@ -6,7 +6,7 @@ pytest function with the `db` fixture) so that fixtures read the same everywhere
 
 from django.test import TestCase
 
-from leaderboard.aggregate import invalidate_board_cache
+from leaderboard.board_cache import invalidate_board_cache
 from leaderboard.models import (
     ModelUnderTest,
     PhaseResult,

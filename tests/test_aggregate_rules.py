@@ -7,11 +7,11 @@ from leaderboard.aggregate import (
     as_percent,
     compute_board,
     get_board,
-    invalidate_board_cache,
     normalise_weights,
     parse_weights,
     published_round,
 )
+from leaderboard.board_cache import invalidate_board_cache
 from leaderboard.models import PhaseResult, Run
 from tests.base import WorldTestCase, make_model, make_phase_result, make_run
 

@@ -151,7 +151,7 @@ def test_a_timeout_is_a_status_and_counts_as_failed(spin):
     unbounded = unbounded.replace(
         "Next == \\E t \\in Threads :", "Next == n' = n + 1 /\\ \\E t \\in Threads :"
     )
-    budgets = {**spin.budgets, "invariants": {"wall_seconds": 8, "per_invariant_seconds": 3}}
+    budgets = {**spin.budgets, "invariant": {"wall_seconds": 8, "per_invariant_seconds": 3}}
     only = (spin.invariants[0],)
     outcome = check_invariants(unbounded, replace(spin, invariants=only, budgets=budgets))
     [result] = outcome.invariants

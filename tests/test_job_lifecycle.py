@@ -6,10 +6,10 @@ import pytest
 from django.conf import settings
 
 from evaluation.contracts import load_contract
-from evaluation.jobs import evaluate_run, save_phase
 from evaluation.results import ActionOutcome, InvariantOutcome, PhaseOutcome
 from leaderboard.aggregate import cell_score
 from leaderboard.importing import import_corpus, sync_task
+from leaderboard.jobs import evaluate_run, save_phase
 from leaderboard.models import ActionResult, InvariantResult, PhaseResult, Run, WindowResult
 from tests.base import make_model, make_phase_result, make_run, make_task
 

@@ -11,10 +11,10 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from evaluation.contracts import load_contract
-from evaluation.jobs import reap_stale_runs
 from leaderboard.importing import import_corpus, sync_task
 from leaderboard.models import PhaseResult, Run
 from leaderboard.queueing import job_id
+from leaderboard.reaper import reap_stale_runs
 from tests.base import make_model, make_run, make_task
 from tests.rq_worker import finish_worker, kill_worker, start_worker, wait_for
 
@@ -94,7 +94,7 @@ def test_a_recent_run_whose_rq_job_failed_is_requeued(rq_redis, django_capture_o
 
     run = running_run(timedelta(seconds=5))
     queue = django_rq.get_queue("evaluation", commit_mode="auto")
-    job = queue.enqueue("evaluation.jobs.evaluate_run", run.pk, job_id=job_id(run.pk, 1))
+    job = queue.enqueue("leaderboard.jobs.evaluate_run", run.pk, job_id=job_id(run.pk, 1))
     job.set_status("failed")  # what rq records when the work horse is killed
     with django_capture_on_commit_callbacks(execute=False):
         outcome = reap_stale_runs()

@@ -409,9 +409,9 @@ def check_invariants(
         return PhaseOutcome("invariant", "n/a", None, details)
     check = build_modules(spec_text, contract, adapter)
     budget = _Budget(
-        per_invariant=float(contract.budget("invariants", "per_invariant_seconds", 60)),
-        phase_deadline=started + float(contract.budget("invariants", "wall_seconds", 120)),
-        heap_mb=contract.budget("invariants", "heap_mb"),
+        per_invariant=float(contract.budget("invariant", "per_invariant_seconds", 60)),
+        phase_deadline=started + float(contract.budget("invariant", "wall_seconds", 120)),
+        heap_mb=contract.budget("invariant", "heap_mb"),
     )
     modes = check_modes(contract)
     verdicts = _check_all(check, contract, modes, budget)

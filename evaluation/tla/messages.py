@@ -99,3 +99,17 @@ def first(messages: list[Message], code: int) -> Message | None:
 
 def errors(messages: list[Message]) -> list[Message]:
     return [m for m in messages if m.severity == 1]
+
+
+_LINE_PATTERNS = (
+    re.compile(r"\bline (\d+), col(?:umn)? (\d+)"),
+    re.compile(r"\bat line (\d+)"),
+)
+
+
+def lines_in(text: str) -> list[int]:
+    """Line numbers a SANY/TLC message points at, first mention first."""
+    found = []
+    for pattern in _LINE_PATTERNS:
+        found.extend(int(m.group(1)) for m in pattern.finditer(text or ""))
+    return list(dict.fromkeys(found))

@@ -36,6 +36,7 @@ from pathlib import Path
 from evaluation.tla import appcds, tools
 from evaluation.tla import messages as msg
 from evaluation.tla.messages import Message
+from evaluation.tla.splitter import list_module
 
 MODULE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 JVM_FLAGS = ["-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData"]
@@ -554,8 +555,6 @@ def precheck_spec(text: str, extends_allowed=None, module: str | None = None) ->
     """Reasons to refuse a spec before any tool runs: forbidden modules and `TLCSet`.
 
     `module` is the spec's own module name (a self-INSTANCE is not foreign)."""
-    from evaluation.tla.splitter import list_module
-
     allowed = set(extends_allowed or DEFAULT_ALLOWED)
     listing = list_module(text)
     reasons = []

@@ -42,6 +42,10 @@ class Listing:
     errors: list[tuple[int, int, str]]  # (line, column, what)
     declaration_texts: list[str]  # EXTENDS / CONSTANTS / VARIABLES / INSTANCE unit texts
     identifiers: set[str]
+    # Where things are, for messages that point at a line (the upload lint):
+    modules: list[str] = field(default_factory=list)  # every MODULE header, nested ones too
+    uses: list[tuple[int, str]] = field(default_factory=list)  # (line, EXTENDS/INSTANCE target)
+    first_lines: dict[str, int] = field(default_factory=dict)  # identifier -> first line used
 
 
 @lru_cache(maxsize=1)
@@ -144,14 +148,29 @@ def list_module(text: str) -> Listing:
     listing = Listing(None, [], [], [], [], [], [], [], _errors(root), [], set())
     header = next((c for c in module.children if c.type == "identifier"), None)
     listing.module = _text(header, source) if header is not None else None
-    listing.identifiers = {
-        _text(n, source) for n in _walk(root) if n.type in ("identifier_ref", "identifier")
-    }
+    _locate(root, source, listing)
     _collect_units(module.children, source, listing)
     if root.has_error:
         listing.definitions = _recover(listing.definitions, text)
     listing.definitions.sort(key=lambda d: d.start_line)
     return listing
+
+
+def _locate(root, source: bytes, listing: Listing) -> None:
+    """Fill the identifiers, the module headers and the lines of EXTENDS/INSTANCE targets."""
+    for node in _walk(root):
+        if node.type in ("identifier_ref", "identifier"):
+            listing.first_lines.setdefault(_text(node, source), node.start_point.row + 1)
+        elif node.type == "module":
+            header = next((c for c in node.children if c.type == "identifier"), None)
+            if header is not None:
+                listing.modules.append(_text(header, source))
+        elif node.type in ("extends", "instance"):
+            targets = [c for c in node.children if c.type == "identifier_ref"]
+            for target in targets if node.type == "extends" else targets[:1]:
+                listing.uses.append((target.start_point.row + 1, _text(target, source)))
+    listing.identifiers = set(listing.first_lines)
+    listing.uses.sort()
 
 
 # ----------------------------------------------------------------------------- recovery

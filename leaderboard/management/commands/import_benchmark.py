@@ -10,6 +10,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from evaluation.contracts import ContractError
+from leaderboard.board_cache import invalidate_board_cache
 from leaderboard.importing import NO_TRACE_DATA, import_benchmark
 
 
@@ -31,8 +32,6 @@ class Command(BaseCommand):
         for report in reports:
             self._print(report)
         if any(r.task_status != "unchanged" for r in reports):
-            from leaderboard.aggregate import invalidate_board_cache
-
             invalidate_board_cache()
         failed = [r.slug for r in reports if r.corpus_status == "error"]
         if failed:

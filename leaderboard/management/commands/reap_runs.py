@@ -7,8 +7,8 @@ and from several machines, since every state change is a conditional UPDATE.
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from evaluation.jobs import reap_stale_runs
-from evaluation.tla.sandbox import sweep_abandoned_run_dirs
+from evaluation.pipeline import sweep_abandoned_run_dirs
+from leaderboard.reaper import reap_stale_runs
 
 
 class Command(BaseCommand):

@@ -3,11 +3,11 @@
     python manage.py score --task spin spec.tla [--cfg spec.cfg] [--adapter adapter.yaml]
         [--data-dir DIR] [--phases syntax,runtime,conformance,invariant] [--json]
 
-All four phases (the default) go through `evaluation.pipeline.score_spec`, exactly as the scoring
-job does: same gating, same composite, same fingerprint; the windows are cut from `--data-dir`
-(default `settings.SYSMOBENCH_DATA_DIR`). `--phases` runs only the phases named, in the official
-order; a phase then gates only on the selected phases before it, and no overall is given (it
-would not be the official figure).
+Every phase goes through `evaluation.pipeline.score_spec`, exactly as the scoring job does: same
+gating, same composite, same fingerprint; the windows are cut from `--data-dir` (default
+`settings.SYSMOBENCH_DATA_DIR`). `--phases` runs only the phases named, in the official order; a
+phase then gates only on the selected phases before it, and no overall is given (it would not be
+the official figure).
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from evaluation import pipeline
-from evaluation.results import PhaseOutcome
-
-PHASES = pipeline.PHASES
+from evaluation.contracts import ContractError, load_contract, parse_adapter
+from evaluation.pipeline import PHASES
+from evaluation.windows import WindowFormatError, cut_windows
 
 
 class Command(BaseCommand):
@@ -45,12 +45,12 @@ class Command(BaseCommand):
         windows = []
         if "conformance" in phases and contract.has_traces:
             windows = _windows(contract, options["data_dir"] or settings.SYSMOBENCH_DATA_DIR)
-        if list(phases) == list(PHASES):
-            report = pipeline.score_spec(spec_text, contract, windows, adapter, cfg_text=cfg_text)
-            result = report.to_dict()
-        else:
-            outcomes = _score_subset(spec_text, contract, windows, adapter, cfg_text, phases)
-            result = {"overall": None, "phases": {o.phase: o.to_dict() for o in outcomes}}
+        report = pipeline.score_spec(
+            spec_text, contract, windows, adapter, cfg_text=cfg_text, phases=phases
+        )
+        result = report.to_dict()
+        if report.overall is None:
+            del result["fingerprint"]  # a partial run's figures are not an official score
         if options["json"]:
             self.stdout.write(json.dumps(result, indent=2, default=str))
         else:
@@ -65,16 +65,13 @@ def _read(path: str) -> str:
 
 
 def _phases(value: str) -> list[str]:
-    chosen = [p.strip() for p in value.split(",") if p.strip()]
-    unknown = set(chosen) - set(PHASES)
-    if unknown or not chosen:
-        raise CommandError(f"unknown phase(s) {sorted(unknown)}; choose from {list(PHASES)}")
-    return [p for p in PHASES if p in chosen]
+    try:
+        return pipeline.select_phases(p.strip() for p in value.split(",") if p.strip())
+    except ValueError as exc:
+        raise CommandError(str(exc)) from exc
 
 
 def _contract(slug: str):
-    from evaluation.contracts import ContractError, load_contract
-
     try:
         return load_contract(slug)
     except (ContractError, FileNotFoundError, OSError) as exc:
@@ -84,8 +81,6 @@ def _contract(slug: str):
 def _adapter(path: str | None, contract):
     if not path:
         return None
-    from evaluation.contracts import ContractError, parse_adapter
-
     try:
         return parse_adapter(_read(path), contract, file=path)
     except ContractError as exc:
@@ -93,51 +88,12 @@ def _adapter(path: str | None, contract):
 
 
 def _windows(contract, data_dir) -> list[dict]:
-    from evaluation.windows import WindowFormatError, cut_windows
-
     try:
         return cut_windows(contract, data_dir)
     except (WindowFormatError, OSError) as exc:
         raise CommandError(
             f"cannot cut windows for {contract.slug} from {data_dir}: {exc}"
         ) from exc
-
-
-def _score_subset(spec_text, contract, windows, adapter, cfg_text, phases) -> list[PhaseOutcome]:
-    from evaluation.contracts import Adapter
-    from evaluation.phases import conformance, invariants, runtime, syntax
-
-    adapter = adapter or Adapter.identity_for(contract)
-    outcomes: dict[str, PhaseOutcome] = {}
-    gate = ""
-    if "syntax" in phases:
-        outcomes["syntax"] = syntax.check_syntax(spec_text, contract)
-        if not syntax.syntax_passed(outcomes["syntax"]):
-            gate = "the module does not parse (P1 < 1)"
-    if "runtime" in phases:
-        if gate:
-            outcomes["runtime"] = pipeline.skipped("runtime", gate)
-        else:
-            outcomes["runtime"] = runtime.check_runtime(spec_text, contract, cfg_text)
-            if not runtime.runtime_passed(outcomes["runtime"]):
-                gate = "no action of Next fired without an error (P2 = 0)"
-    if "conformance" in phases:
-        if not contract.has_traces:
-            reason = contract.no_traces_reason or "the task has no trace data"
-            outcomes["conformance"] = pipeline.not_applicable("conformance", reason)
-        elif gate:
-            outcomes["conformance"] = pipeline.skipped("conformance", gate)
-        else:
-            outcomes["conformance"] = conformance.check_conformance(
-                spec_text, contract, windows, adapter
-            )
-    if "invariant" in phases:
-        outcomes["invariant"] = (
-            pipeline.skipped("invariant", gate)
-            if gate
-            else invariants.check_invariants(spec_text, contract, adapter)
-        )
-    return list(outcomes.values())
 
 
 # ----------------------------------------------------------------------------- text output

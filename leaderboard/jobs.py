@@ -1,12 +1,11 @@
-"""The rq job and the reaper: the only bridge between the scorer and the ORM / rq.
+"""The rq job: the bridge from the ORM / rq to the scorer (`evaluation.pipeline`).
 
+rq runs `leaderboard.jobs.evaluate_run` by its dotted path (`leaderboard/queueing.py`).
 `evaluate_run(run_id)` is idempotent: it claims the run with a conditional UPDATE (a second
 call, or a duplicate rq job, finds nothing to claim and returns), writes each phase as soon as
 it finishes with update_or_create on (run, phase), so a rerun after a crash overwrites rather
 than duplicates, and always ends the run FINISHED or FAILED with a reason a submitter can read.
-
-`reap_stale_runs()` finds RUNNING runs whose worker died and re-queues them (bounded by
-SCORING_MAX_ATTEMPTS) or fails them with a reason.
+The reaper that recovers runs whose worker died is `leaderboard/reaper.py`.
 """
 
 from __future__ import annotations
@@ -15,7 +14,7 @@ import logging
 import os
 import socket
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
@@ -25,8 +24,7 @@ from django.utils import timezone
 from rq.timeouts import JobTimeoutException
 
 from evaluation.contracts import ContractError, load_contract, parse_adapter
-from evaluation.pipeline import PhaseCrashed, score_spec
-from evaluation.results import PhaseOutcome
+from evaluation.pipeline import PhaseCrashed, PhaseOutcome, score_spec
 from leaderboard.importing import current_corpus
 from leaderboard.models import (
     ActionResult,
@@ -49,8 +47,6 @@ WINDOW_FIELDS = (
     "post_state",
     "input",
 )
-# A worker that has not sent a heartbeat for this long is dead (rq's default worker TTL is 420 s).
-HEARTBEAT_GRACE_SECONDS = 600
 
 
 class RunSetupError(Exception):
@@ -199,117 +195,3 @@ _ROW_FIELDS = {
 def _rows(model, result: PhaseResult, items) -> Iterator:
     fields = _ROW_FIELDS[model]
     return (model(phase_result=result, **{f: getattr(i, f) for f in fields}) for i in items)
-
-
-# ---------------------------------------------------------------------------------------------
-# The reaper
-
-
-def reap_stale_runs(now: datetime | None = None) -> dict[str, list[int]]:
-    """Re-queue RUNNING runs whose worker died, while attempts remain; fail the rest.
-
-    A worker is taken for dead when its run started longer ago than
-    SCORING_STALE_AFTER_SECONDS, or, when Redis answers, when the run's rq job is no longer being
-    worked on (job gone from 'started', or its worker process gone / silent). Also re-enqueues
-    QUEUED runs whose rq job vanished (e.g. Redis lost its data).
-    """
-    from leaderboard import queueing
-
-    now = now or timezone.now()
-    stale_before = now - timedelta(seconds=settings.SCORING_STALE_AFTER_SECONDS)
-    redis = _redis_or_none()
-    outcome: dict[str, list[int]] = {"requeued": [], "failed": [], "reenqueued": []}
-    for run in Run.objects.running().order_by("pk"):
-        if not _worker_died(run, stale_before, redis):
-            continue
-        if run.attempts < settings.SCORING_MAX_ATTEMPTS:
-            if run.requeue():
-                append_log(run, f"the worker of attempt {run.attempts} died; re-queued")
-                run.refresh_from_db()
-                queueing.enqueue_run(run)
-                outcome["requeued"].append(run.pk)
-        elif Run.objects.filter(pk=run.pk, status=Run.Status.RUNNING).exists():
-            run.fail(
-                f"the scoring worker stopped without finishing {run.attempts} time(s) "
-                f"(limit {settings.SCORING_MAX_ATTEMPTS}); the spec may exhaust the worker's "
-                "memory or time. Resubmit, or contact the maintainers if it persists."
-            )
-            outcome["failed"].append(run.pk)
-    if redis is not None:
-        outcome["reenqueued"] = _reenqueue_lost(redis, now)
-    return outcome
-
-
-def _redis_or_none():
-    from leaderboard import queueing
-
-    if settings.RQ_FORCE_INLINE or not queueing.redis_answers():
-        return None
-    return queueing.redis_connection()
-
-
-def _worker_died(run: Run, stale_before: datetime, redis) -> bool:
-    if run.started_at is None or run.started_at < stale_before:
-        return True
-    if redis is None:
-        return False
-    return job_is_dead(redis, run) is True
-
-
-def job_is_dead(redis, run: Run) -> bool | None:
-    """True when the run's rq job is certainly not being worked on; None when unknown (no job:
-    the run may be scoring in-process, which only the staleness rule can judge)."""
-    from rq.exceptions import NoSuchJobError
-    from rq.job import Job
-    from rq.worker import Worker
-
-    from leaderboard import queueing
-
-    try:
-        job = Job.fetch(queueing.job_id(run.pk, run.attempts), connection=redis)
-    except NoSuchJobError:
-        return None
-    if job.get_status(refresh=True) != "started":
-        return True
-    worker = None
-    if job.worker_name:
-        worker = Worker.find_by_key(f"rq:worker:{job.worker_name}", connection=redis)
-    if worker is None:
-        return True
-    if worker.hostname == socket.gethostname() and worker.pid and not _pid_alive(worker.pid):
-        return True
-    beat = worker.last_heartbeat
-    silent_since = timezone.now() - timedelta(seconds=HEARTBEAT_GRACE_SECONDS)
-    return bool(beat and beat.replace(tzinfo=beat.tzinfo or UTC) < silent_since)
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    # A killed child that its parent has not reaped yet is a zombie: dead for our purpose.
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().split(") ", 1)[1][:1] != "Z"
-    except (OSError, IndexError):
-        return True
-
-
-def _reenqueue_lost(redis, now: datetime) -> list[int]:
-    """QUEUED runs older than a minute with no rq job behind them get their job back."""
-    from rq.exceptions import NoSuchJobError
-    from rq.job import Job
-
-    from leaderboard import queueing
-
-    lost = []
-    for run in Run.objects.queued().filter(created_at__lt=now - timedelta(minutes=1)):
-        try:
-            Job.fetch(queueing.job_id(run.pk, run.attempts + 1), connection=redis)
-        except NoSuchJobError:
-            queueing.enqueue_run(run)
-            lost.append(run.pk)
-    return lost

@@ -1,0 +1,93 @@
+"""The upload lint's spec checks: what a submitter should hear before anything is queued.
+
+One scanner: the tree-sitter listing (`splitter.list_module`) for the module header, EXTENDS /
+INSTANCE targets and forbidden identifiers with their lines, then the sandbox's own
+`precheck_spec` (so lint never passes what scoring would refuse), then SANY. The checks stop at
+the first problem, because a later check (SANY) would only repeat it in less readable words.
+"""
+
+from __future__ import annotations
+
+from evaluation.contracts import Contract
+from evaluation.tla.messages import lines_in
+from evaluation.tla.sandbox import Limits, precheck_spec, run_sany
+from evaluation.tla.splitter import Listing, list_module
+
+# Constructs whose effect escapes the checker: TLCSet("exit", TRUE) forges a clean TLC finish.
+FORBIDDEN = {"TLCSet": "it can end TLC early and forge a passing result"}
+SANY_LIMITS = Limits(wall_seconds=30, cpu_seconds=60, heap_mb=256, scratch_mb=32)
+
+
+def first_problem(text: str, contract: Contract) -> str:
+    """The first problem found in a decoded spec, or ""."""
+    listing = list_module(text)
+    return (
+        check_module(listing, contract.module)
+        or check_forbidden(listing)
+        or check_extends(listing, contract.extends_allowed)
+        or check_precheck(text, contract)
+        or check_sany(text, contract.module)
+    )
+
+
+def check_module(listing: Listing, expected: str) -> str:
+    names = listing.modules
+    if not names:
+        return f"No module header found: the spec must start with ---- MODULE {expected} ----."
+    if len(names) > 1:
+        return f"The spec declares {len(names)} modules ({', '.join(names)}); submit exactly one."
+    if names[0] != expected:
+        return (
+            f"The module is named {names[0]!r}, but this task requires MODULE {expected} "
+            f"(rename the module header to ---- MODULE {expected} ----)."
+        )
+    return ""
+
+
+def check_forbidden(listing: Listing) -> str:
+    for name, why in FORBIDDEN.items():
+        if name in listing.first_lines:
+            line = listing.first_lines[name]
+            return f"Line {line}: {name} is not allowed in an official submission ({why})."
+    return ""
+
+
+def check_extends(listing: Listing, allowed) -> str:
+    for line, module in listing.uses:
+        if module not in allowed:
+            return (
+                f"Line {line}: EXTENDS {module} is not allowed; this task allows "
+                f"{', '.join(sorted(allowed))}."
+            )
+    return ""
+
+
+def check_precheck(text: str, contract: Contract) -> str:
+    """The scorer's own refusal list, so lint never passes what scoring would refuse."""
+    reasons = precheck_spec(text, contract.extends_allowed, contract.module)
+    return f"The spec cannot be scored: {'; '.join(reasons)}." if reasons else ""
+
+
+def check_sany(text: str, module: str) -> str:
+    run = run_sany({module: text}, module, SANY_LIMITS)
+    if run.status == "ok":
+        return ""
+    if run.status == "timeout":
+        return f"SANY did not finish parsing within {SANY_LIMITS.wall_seconds:.0f} s."
+    return "SANY rejected the module: " + sany_summary(run.output)
+
+
+def sany_summary(output: str) -> str:
+    """What SANY says is wrong, with the line it points at, without its parser stack."""
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    encountered = [line for line in lines if line.startswith("Encountered")]
+    if encountered:
+        # A parse error: SANY follows it with the grammar rules it was inside; only noise here.
+        return encountered[0][:600]
+    keep = [
+        line
+        for line in lines
+        if (lines_in(line) or "Unknown" in line or "rror" in line)
+        and not line.startswith(("***", "Parsing", "Semantic processing", "Fatal errors"))
+    ]
+    return " ".join(dict.fromkeys(keep))[:600] or "parse failed (no message)."

@@ -1,0 +1,36 @@
+"""The official weights and the one rule that turns phase scores into a cell score.
+
+A leaf module (it imports nothing from the project), so the scorer (`pipeline`), the board
+(`leaderboard.aggregate`) and the models (`leaderboard.models`) share one definition without
+importing each other. Rules (DESIGN.md §3.2): a phase with no result, or without a score
+(skipped, timed out, error), counts 0; a verified run's `n/a` phase leaves the formula and the
+other weights are renormalised to sum 1. Reported runs keep the published formula.
+"""
+
+from __future__ import annotations
+
+PHASES = ("syntax", "runtime", "conformance", "invariant")
+PHASE_WEIGHTS = {"syntax": 0.15, "runtime": 0.15, "conformance": 0.35, "invariant": 0.35}
+OFFICIAL_WEIGHTS = tuple(PHASE_WEIGHTS[phase] for phase in PHASES)
+NOT_APPLICABLE = "n/a"
+
+
+def normalise_weights(weights) -> tuple[float, float, float, float]:
+    """Four non-negative weights scaled to sum 1; ValueError for anything else."""
+    values = tuple(float(w) for w in weights)
+    if len(values) != len(PHASES) or any(w < 0 or w != w for w in values) or sum(values) <= 0:
+        raise ValueError("weights must be four non-negative numbers with a positive sum")
+    total = sum(values)
+    return tuple(round(w / total, 6) for w in values)  # type: ignore[return-value]
+
+
+def cell_score(scores: dict, statuses: dict, provenance: str, weights=OFFICIAL_WEIGHTS) -> float:
+    """The weighted score of one run (see the module docstring for missing and N/A phases)."""
+    weights = dict(zip(PHASES, normalise_weights(weights), strict=True))
+    applicable = [
+        p for p in PHASES if not (provenance == "verified" and statuses.get(p) == NOT_APPLICABLE)
+    ]
+    weight_sum = sum(weights[p] for p in applicable)
+    if weight_sum <= 0:
+        return 0.0
+    return sum(weights[p] * (scores.get(p) or 0.0) for p in applicable) / weight_sum
