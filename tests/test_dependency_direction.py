@@ -162,3 +162,42 @@ def test_the_checks_see_the_imports_they_police():
     assert "evaluation.scoring" in {n for _, n in imports("leaderboard.models", local=False)}
     assert "evaluation.lint" in {n for _, n in imports("evaluation.pipeline", local=False)}
     assert "evaluation.tla.sandbox" in {n for _, n in imports("evaluation.lint", local=False)}
+
+
+# docs/ARCHITECTURE.md, "Layers", from the bottom up: a module imports its own layer or lower.
+LAYERS = (
+    ("scorer foundations", ("evaluation.scoring", "evaluation.results", "evaluation.contracts",
+                            "evaluation.tla", "evaluation.windows", "evaluation")),
+    ("scorer phases", ("evaluation.conformance", "evaluation.phases", "evaluation.lint")),
+    ("scorer entry", ("evaluation.pipeline",)),
+    ("site data", ("leaderboard.models", "leaderboard.querysets", "leaderboard.board_cache",
+                   "leaderboard.apps", "leaderboard", "config.settings", "config.env", "config")),
+    ("site services", ("leaderboard.",)),
+    ("site entry points", ("leaderboard.views", "leaderboard.api", "leaderboard.urls",
+                           "leaderboard.urls_board", "leaderboard.urls_runs", "leaderboard.admin",
+                           "leaderboard.management", "config.urls", "config.wsgi", "config.asgi")),
+)  # fmt: skip
+
+
+def layer_of(module: str) -> int:
+    """The layer whose longest prefix matches (`leaderboard.` catches the remaining site code)."""
+    best, best_length = -1, -1
+    for index, (_, prefixes) in enumerate(LAYERS):
+        for prefix in prefixes:
+            matches = module == prefix or module.startswith(
+                prefix if prefix.endswith(".") else prefix + "."
+            )
+            if matches and len(prefix) > best_length:
+                best, best_length = index, len(prefix)
+    return best
+
+
+def test_every_import_goes_down_the_layers_of_the_architecture_table():
+    upward = {}
+    for module in ALL_MODULES:
+        for line, name in imports(module, local=False) + imports(module, local=True):
+            target = name if name in ALL_MODULES else name.rsplit(".", 1)[0]
+            if layer_of(target) > layer_of(module):
+                upward[f"{module}:{line}"] = f"{name} ({LAYERS[layer_of(target)][0]})"
+    assert all(layer_of(m) >= 0 for m in ALL_MODULES)
+    assert upward == {}
