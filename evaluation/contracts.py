@@ -134,6 +134,9 @@ class ExcludedInvariant:
 class Traces:
     format: str
     paths: tuple[str, ...]
+    # "data": paths relative to the benchmark data folder; "project": relative to the project
+    # root (traces made by our own harnesses and committed, e.g. harnesses/asterinas/traces).
+    source: str = "data"
 
 
 @dataclass(frozen=True)
@@ -533,6 +536,9 @@ def _budgets(r: _Reader, value) -> dict[str, dict]:
     return budgets
 
 
+TRACE_SOURCES = ("data", "project")
+
+
 def _traces(r: _Reader, data: dict) -> tuple[Traces | None, str]:
     value = data["traces"]
     reason = data.get("no_traces_reason", "")
@@ -540,11 +546,18 @@ def _traces(r: _Reader, data: dict) -> tuple[Traces | None, str]:
         return None, r.string(reason, "no_traces_reason")
     if reason:
         r.fail("no_traces_reason", "given although traces are set")
-    spec = r.mapping(value, "traces", ("format", "paths"))
+    spec = r.mapping(value, "traces", ("format", "paths"), ("source",))
     paths = r.strings(spec["paths"], "traces.paths")
     if not paths:
         r.fail("traces.paths", "no paths")
-    return Traces(format=r.string(spec["format"], "traces.format"), paths=paths), ""
+    source = spec.get("source", "data")
+    if source not in TRACE_SOURCES:
+        r.fail("traces.source", f"{source!r} is not one of {', '.join(TRACE_SOURCES)}")
+    for i, path in enumerate(paths):
+        if Path(path).is_absolute() or ".." in Path(path).parts:
+            r.fail(f"traces.paths[{i}]", f"{path!r} must stay inside its base folder")
+    fmt = r.string(spec["format"], "traces.format")
+    return Traces(format=fmt, paths=paths, source=source), ""
 
 
 # ---------------------------------------------------------------------------------------------

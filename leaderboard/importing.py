@@ -14,7 +14,13 @@ from django.db import transaction
 from django.utils import timezone
 
 from evaluation.contracts import Contract, load_all_contracts
-from evaluation.windows import WindowFormatError, cut_with_summary, cutter_version, trace_files
+from evaluation.windows import (
+    WindowFormatError,
+    cut_with_summary,
+    cutter_version,
+    trace_base,
+    trace_files,
+)
 from leaderboard.models import Task, TraceCorpus, TraceWindow
 
 NO_TRACE_DATA = "no trace data"
@@ -65,8 +71,9 @@ def sync_task(contract: Contract) -> tuple[Task, str]:
 
 def corpus_version(contract: Contract, files: list[Path], data_dir: Path) -> str:
     digest = hashlib.sha256(cutter_version(contract.traces.format).encode())
+    base = trace_base(contract, data_dir).resolve()
     for path in files:
-        digest.update(b"\0" + str(path.relative_to(data_dir)).encode() + b"\0")
+        digest.update(b"\0" + str(path.resolve().relative_to(base)).encode() + b"\0")
         digest.update(path.read_bytes())
     return digest.hexdigest()
 

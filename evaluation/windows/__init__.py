@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evaluation.windows import etcd, pgo, redisraft, spin
+from evaluation.windows import etcd, mutex, pgo, redisraft, ringbuffer, rwmutex, spin
 from evaluation.windows.errors import WindowFormatError
 
 CUTTERS = {
@@ -21,9 +21,24 @@ CUTTERS = {
     "pgo": pgo.cut,
     "etcd": etcd.cut,
     "redisraft": redisraft.cut,
+    "asterinas-mutex": mutex.cut,
+    "asterinas-rwmutex": rwmutex.cut,
+    "asterinas-ringbuffer": ringbuffer.cut,
 }
 
-__all__ = ["CUTTERS", "CutResult", "WindowFormatError", "cut_windows", "cut_with_summary"]
+# Contracts with `traces.source: project` name files relative to the project root (traces our own
+# harnesses make and the project commits); the default `data` is relative to the data folder.
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+
+__all__ = [
+    "CUTTERS",
+    "CutResult",
+    "WindowFormatError",
+    "cut_windows",
+    "cut_with_summary",
+    "trace_base",
+    "trace_files",
+]
 
 REQUIRED_KEYS = ("window_id", "trace_id", "event", "actor", "pre_state", "post_state")
 
@@ -43,9 +58,16 @@ def cutter_version(fmt: str) -> str:
     return f"{fmt}@{getattr(module, 'VERSION', '0')}"
 
 
+def trace_base(contract, data_dir: Path | str) -> Path:
+    """The folder the contract's trace paths are relative to."""
+    if contract.traces.source == "project":
+        return PROJECT_ROOT
+    return Path(data_dir)
+
+
 def trace_files(contract, data_dir: Path | str) -> list[Path]:
-    """The contract's trace paths under `data_dir`; a path may be a glob pattern."""
-    base = Path(data_dir)
+    """The contract's trace paths under `trace_base`; a path may be a glob pattern."""
+    base = trace_base(contract, data_dir)
     files: list[Path] = []
     for pattern in contract.traces.paths:
         matched = sorted(p for p in base.glob(pattern) if p.is_file())
