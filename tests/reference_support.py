@@ -140,3 +140,19 @@ def test_dropped_guard_passes_every_window_but_elects_two_leaders(request, contr
     spec = read_reference(task.SLUG, "mutants/dropped_guard.tla")
     assert conformance(spec, contract, windows).score == 1.0
     assert_invariant_violated(task.MODULE, spec, contract, "MoreThanOneLeaderInv")
+
+
+# --- tests shared by the Asterinas harness tasks (mutex, rwmutex, ringbuffer) --------------
+
+
+def failing_window_ids(slug: str, name: str, contract, windows) -> set[str]:
+    """Ids of the windows the conformance phase does not pass for `name` (a reference file)."""
+    outcome = conformance(read_reference(slug, name), contract, windows)
+    return {w.window_id for w in outcome.windows if w.verdict != "pass"}
+
+
+def assert_fails_exactly(slug: str, mutant: str, contract, windows, intended) -> None:
+    """The mutant fails exactly the windows `intended(window)` selects, and some window."""
+    expected = {w["window_id"] for w in windows if intended(w)}
+    assert expected
+    assert failing_window_ids(slug, f"mutants/{mutant}.tla", contract, windows) == expected

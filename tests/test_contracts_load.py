@@ -9,6 +9,7 @@ from django.conf import settings
 
 from evaluation.contracts import TASKS_DATA_DIR, ContractError, load_all_contracts, load_contract
 from evaluation.tla.sandbox import run_sany
+from evaluation.windows import trace_base
 
 # Column order of the published leaderboard (BENCHMARK.md §10.2).
 PUBLISHED_ORDER = [
@@ -77,7 +78,8 @@ def test_traces_or_a_reason_for_their_absence(slug):
         assert contract.no_traces_reason.strip()
     else:
         assert not contract.no_traces_reason
-        assert all(list(DATA.glob(pattern)) for pattern in contract.traces.paths)
+        base = trace_base(contract, DATA)
+        assert all(list(base.glob(pattern)) for pattern in contract.traces.paths)
 
 
 @pytest.mark.tla
@@ -178,6 +180,17 @@ def test_event_mapped_to_two_actions(tmp_path):
 def test_no_traces_needs_a_reason(tmp_path):
     message = _error(tmp_path, lambda d: d.update(traces=None))
     assert "no_traces_reason: expected a non-empty string" in message
+
+
+def test_unknown_trace_source(tmp_path):
+    message = _error(tmp_path, lambda d: d["traces"].update(source="web"))
+    assert "traces.source: 'web' is not one of data, project" in message
+
+
+@pytest.mark.parametrize("path", ["../outside/*.jsonl", "/abs/trace.jsonl"])
+def test_trace_path_must_stay_inside_its_base_folder(tmp_path, path):
+    message = _error(tmp_path, lambda d: d["traces"].update(source="project", paths=[path]))
+    assert f"traces.paths[0]: {path!r} must stay inside its base folder" in message
 
 
 def test_version_covers_the_description(tmp_path):

@@ -17,9 +17,9 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def tasks_dir(tmp_path):
-    """spin (with traces) and mutex (without), so the test does not depend on other contracts."""
+    """spin (with traces) and curp (without), so the test does not depend on other contracts."""
     root = tmp_path / "tasks"
-    for slug in ("spin", "mutex"):
+    for slug in ("spin", "curp"):
         shutil.copytree(TASKS_DATA_DIR / slug, root / slug)
     return root
 
@@ -48,7 +48,7 @@ def test_import_creates_tasks_and_stores_counts(tasks_dir):
     assert "spin: task created; windows imported (304, version " in output
     assert "  AcquireLock: 152\n  ReleaseLock: 152\n" in output
     assert "(unmapped event TryAcquireBlocking: 96, not stored)" in output
-    assert "mutex: task created; no trace data" in output
+    assert "curp: task created; no trace data" in output
 
     spin = Task.objects.get(slug="spin")
     contract = load_contract("spin", tasks_dir)
@@ -73,13 +73,13 @@ def test_second_import_changes_nothing(tasks_dir):
     output = _import(tasks_dir)
     assert _snapshot() == before
     assert "spin: task unchanged; windows unchanged (304" in output
-    assert "mutex: task unchanged; no trace data" in output
+    assert "curp: task unchanged; no trace data" in output
 
 
 def test_no_trace_task_has_no_corpus(tasks_dir):
     _import(tasks_dir)
-    assert not TraceCorpus.objects.filter(task__slug="mutex").exists()
-    assert not load_contract("mutex", tasks_dir).has_traces
+    assert not TraceCorpus.objects.filter(task__slug="curp").exists()
+    assert not load_contract("curp", tasks_dir).has_traces
 
 
 def test_existing_task_row_is_updated_not_duplicated(tasks_dir):
@@ -112,3 +112,19 @@ def test_missing_data_folder_is_an_error(tasks_dir, tmp_path):
 
     with pytest.raises(CommandError, match="data folder not found"):
         _import(tasks_dir, tmp_path / "nowhere")
+
+
+def test_project_traces_are_read_from_the_project_not_the_data_folder(tmp_path):
+    """mutex's contract names traces our harness committed (traces.source: project): they import
+    whatever data folder is given, and the corpus version does not depend on that folder."""
+    root = tmp_path / "tasks"
+    shutil.copytree(TASKS_DATA_DIR / "mutex", root / "mutex")
+    empty = tmp_path / "empty-data"
+    empty.mkdir()
+    output = _import(root, empty)
+    corpus = TraceCorpus.objects.get(task__slug="mutex")
+    assert f"mutex: task created; windows imported ({corpus.window_count}, version " in output
+    assert set(corpus.counts_by_action) == {"AcquireLock", "TryAcquireLock", "ReleaseLock"}
+    assert sum(corpus.counts_by_action.values()) == corpus.window_count > 0
+    assert corpus.source == "harnesses/asterinas/traces/mutex/trace_*.jsonl"
+    assert "mutex: task unchanged; windows unchanged" in _import(root)
