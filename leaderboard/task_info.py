@@ -75,6 +75,7 @@ def contract_info(slug: str) -> dict:
         "excluded_invariants": _as_list(raw.get("excluded_invariants")),
         "deadlock": raw.get("deadlock", ""),
         "has_traces": bool(raw.get("traces")),
+        "trace_source": (raw.get("traces") or {}).get("source", "data"),
         "no_traces_reason": raw.get("no_traces_reason", ""),
     }
 

@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from leaderboard.management.commands.load_published import load_published
 from leaderboard.models import Run, Task, TraceCorpus
-from tests.base import WorldTestCase, make_run
+from tests.base import WorldTestCase, make_run, make_task
 
 FULL = {"syntax": 1.0, "runtime": 1.0, "conformance": 1.0, "invariant": 1.0}
 NO_CONTRACTS = override_settings(TASKS_DATA_DIR=Path("/nonexistent-tasks-data"))
@@ -85,6 +85,21 @@ class SmallWorldPageTests(WorldTestCase):
         listing = self.client.get(reverse("task_list"))
         self.assertContains(listing, "304 windows")
         self.assertContains(listing, "no trace data: conformance N/A")
+
+    def test_traces_made_by_our_own_harness_say_so(self):
+        mutex = make_task("mutex", position=2)
+        TraceCorpus.objects.create(
+            task=mutex,
+            version="def456",
+            source="harnesses/asterinas/traces/mutex/trace_*.jsonl",
+            window_count=10,
+            counts_by_action={"AcquireLock": 10},
+        )
+        response = self.client.get(reverse("task_detail", args=["mutex"]))
+        self.assertContains(response, "made by the leaderboard's own harness")
+        self.assertContains(response, "release v0.16.0")
+        spin = self.client.get(reverse("task_detail", args=["spin"]))
+        self.assertNotContains(spin, "made by the leaderboard's own harness")
 
 
 CONTRACT = """\
