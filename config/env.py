@@ -64,5 +64,41 @@ def database_from_url(url: str, base_dir: Path) -> dict:
         # sqlite:///relative/path or sqlite:////absolute/path
         raw = url[len("sqlite:///") :]
         path = Path(raw) if raw.startswith("/") else base_dir / raw
-        return {"ENGINE": "django.db.backends.sqlite3", "NAME": str(path)}
+        # IMMEDIATE: a transaction takes the write lock when it begins, so concurrent submissions
+        # queue up behind it (up to `timeout` seconds) instead of failing with "database is
+        # locked" when a read transaction tries to become a write one.
+        return {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": str(path),
+            "OPTIONS": {"transaction_mode": "IMMEDIATE", "timeout": 20},
+        }
     raise ImproperlyConfiguredEnv(f"DATABASE_URL scheme {parsed.scheme!r} is not supported")
+
+
+_RATE_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def env_rate(name: str, default: str) -> tuple[int, int] | None:
+    """A rate such as "5/h" or "20/10m" as (requests, seconds); "off" disables the limit."""
+    value = (os.environ.get(name) or default).strip().lower()
+    if value == "off":
+        return None
+    count, _, period = value.partition("/")
+    number, unit = period[:-1] or "1", period[-1:]
+    if not (count.isascii() and count.isdigit() and number.isascii() and number.isdigit()):
+        unit = ""
+    if unit not in _RATE_UNITS or int(count) < 1 or int(number) < 1:
+        raise ImproperlyConfiguredEnv(
+            f"{name}={value!r} is not a rate: use <requests>/<period> such as 5/h, 20/10m, "
+            "100/d (units s, m, h, d), or off"
+        )
+    return int(count), int(number) * _RATE_UNITS[unit]
+
+
+def cache_from_url(url: str | None) -> dict:
+    """CACHES["default"] from CACHE_URL: redis://host:port/db, or in-process memory when unset."""
+    if not url:
+        return {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    if urlparse(url).scheme in {"redis", "rediss"}:
+        return {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url}
+    raise ImproperlyConfiguredEnv("CACHE_URL must be a redis:// URL (or unset for local memory)")

@@ -8,10 +8,12 @@ from pathlib import Path
 
 from config.env import (
     ImproperlyConfiguredEnv,
+    cache_from_url,
     database_from_url,
     env_bool,
     env_int,
     env_list,
+    env_rate,
     env_str,
 )
 
@@ -73,7 +75,9 @@ DATABASES = {
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# Rate-limit counters and the board cache live here: with more than one web process, point
+# CACHE_URL at Redis so every process counts against the same limits.
+CACHES = {"default": cache_from_url(env_str("CACHE_URL"))}
 
 LANGUAGE_CODE = "en-gb"
 TIME_ZONE = "UTC"
@@ -123,7 +127,23 @@ UPLOAD_MAX_BYTES = env_int("UPLOAD_MAX_BYTES", 256 * 1024)
 SCORING_MAX_ATTEMPTS = env_int("SCORING_MAX_ATTEMPTS", 3)
 SCORING_STALE_AFTER_SECONDS = env_int("SCORING_STALE_AFTER_SECONDS", 3600)
 
-LOGIN_URL = "admin:login"
+# Accounts (Django's auth). No e-mail is sent today; EMAIL_BACKEND is where a password-reset
+# flow would plug in.
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "my_runs"
+LOGOUT_REDIRECT_URL = "leaderboard"
+EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+
+# Quotas per account (DESIGN.md §4) and rate limits per client address; over them, a 429 with
+# Retry-After. Rates read "<requests>/<period>" (5/h, 20/10m) or "off".
+QUOTA_QUEUED_RUNS_PER_USER = env_int("QUOTA_QUEUED_RUNS_PER_USER", 5)
+QUOTA_RUNS_PER_USER_PER_DAY = env_int("QUOTA_RUNS_PER_USER_PER_DAY", 50)
+RATE_LIMIT_SIGNUPS_PER_IP = env_rate("RATE_LIMIT_SIGNUPS_PER_IP", "5/h")
+RATE_LIMIT_LOGINS_PER_IP = env_rate("RATE_LIMIT_LOGINS_PER_IP", "20/10m")
+RATE_LIMIT_UPLOADS_PER_IP = env_rate("RATE_LIMIT_UPLOADS_PER_IP", "60/h")
+# How many reverse proxies in front of the site append to X-Forwarded-For; 0 trusts only the
+# socket's address (a client can write any X-Forwarded-For it likes).
+RATE_LIMIT_PROXY_COUNT = env_int("RATE_LIMIT_PROXY_COUNT", 0)
 
 LOGGING = {
     "version": 1,

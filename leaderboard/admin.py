@@ -1,6 +1,8 @@
 """Admin for every model: maintainers verify, hide and fix entries here (DESIGN.md §1)."""
 
-from django.contrib import admin
+from django import forms
+from django.contrib import admin, messages
+from django.template.response import TemplateResponse
 
 from leaderboard.board_cache import invalidate_board_cache
 from leaderboard.models import (
@@ -9,6 +11,7 @@ from leaderboard.models import (
     InvariantResult,
     ModelUnderTest,
     PhaseResult,
+    ReviewError,
     Run,
     Task,
     TraceCorpus,
@@ -44,9 +47,11 @@ class TaskAdmin(BoardInvalidatingAdmin):
 
 @admin.register(ModelUnderTest)
 class ModelUnderTestAdmin(BoardInvalidatingAdmin):
-    list_display = ["name", "slug", "organisation", "kind", "version"]
+    list_display = ["name", "slug", "organisation", "kind", "version", "owner"]
     list_filter = ["kind", "organisation"]
-    search_fields = ["name", "slug", "organisation", "version"]
+    search_fields = ["name", "slug", "organisation", "version", "owner__username"]
+    # Handing a model over to its makers' account is done here: set the owner.
+    raw_id_fields = ["owner"]
     prepopulated_fields = {"slug": ["name"]}
 
 
@@ -56,19 +61,86 @@ class PhaseResultInline(admin.TabularInline):
     fields = ["phase", "status", "score", "duration_seconds", "started_at", "finished_at"]
 
 
+class ReviewForm(forms.Form):
+    reason = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3, "cols": 80}),
+        required=False,
+        help_text="Shown to the submitter on the run page. Required to reject, optional to "
+        "approve.",
+    )
+
+
 @admin.register(Run)
 class RunAdmin(BoardInvalidatingAdmin):
-    list_display = ["id", "model", "task", "status", "provenance", "overall", "created_at"]
-    list_filter = ["status", "provenance", "task", "model__kind", "model__organisation"]
-    search_fields = ["model__name", "task__slug", "source", "failure_reason"]
-    list_select_related = ["model", "task"]
+    list_display = [
+        "id",
+        "model",
+        "task",
+        "status",
+        "provenance",
+        "review",
+        "submitter",
+        "overall",
+        "created_at",
+    ]
+    list_filter = ["review", "status", "provenance", "task", "model__kind", "model__organisation"]
+    search_fields = ["model__name", "task__slug", "source", "failure_reason", "submitter__username"]
+    list_select_related = ["model", "task", "submitter"]
     raw_id_fields = ["submitter"]
+    # The review goes through Run.approve/reject (the actions below), never a hand edit.
+    readonly_fields = ["review", "published_at", "reviewed_at", "reviewed_by", "review_reason"]
     date_hierarchy = "created_at"
     inlines = [PhaseResultInline]
+    actions = ["approve_runs", "reject_runs"]
 
     def save_formset(self, request, form, formset, change):
         super().save_formset(request, form, formset, change)
         invalidate_board_cache()
+
+    @admin.action(description="Approve the selected published runs for the board")
+    def approve_runs(self, request, queryset):
+        return self._review(request, queryset, "approve")
+
+    @admin.action(description="Reject the selected runs (with a reason for the submitter)")
+    def reject_runs(self, request, queryset):
+        return self._review(request, queryset, "reject")
+
+    def _review(self, request, queryset, verdict: str):
+        """Ask for the reason on an intermediate page, then apply the verdict run by run."""
+        form = ReviewForm(request.POST if "apply" in request.POST else None)
+        if not form.is_bound or not form.is_valid() or not self._reason_ok(form, verdict):
+            context = {
+                **self.admin_site.each_context(request),
+                "title": f"{verdict.capitalize()} runs",
+                "verdict": verdict,
+                "runs": queryset,
+                "form": form,
+                "action": request.POST.get("action"),
+                "opts": self.model._meta,
+            }
+            return TemplateResponse(request, "admin/leaderboard/run/review.html", context)
+        done, refused = [], []
+        for run in queryset:
+            try:
+                if verdict == "approve":
+                    run.approve(request.user, form.cleaned_data["reason"])
+                else:
+                    run.reject(request.user, form.cleaned_data["reason"])
+                done.append(str(run.pk))
+            except ReviewError as error:
+                refused.append(f"run {run.pk}: {error}")
+        if done:
+            self.message_user(request, f"{verdict.capitalize()}d runs {', '.join(done)}.")
+        for message in refused:
+            self.message_user(request, message, messages.WARNING)
+        return None
+
+    @staticmethod
+    def _reason_ok(form, verdict: str) -> bool:
+        if verdict == "reject" and not form.cleaned_data["reason"].strip():
+            form.add_error("reason", "Give the submitter a reason for the rejection.")
+            return False
+        return True
 
 
 @admin.register(PhaseResult)

@@ -1,7 +1,8 @@
 """The JSON API (v1): submit a spec and follow its run with an `Authorization: Bearer` token.
 
 Only these token-authenticated views are csrf_exempt: a bearer token is not sent by a browser
-on its own, so a cross-site request cannot use it.
+on its own, so a cross-site request cannot use it. A token acts as its user: it submits for that
+user's models, within that user's quotas, and reads only the runs that user may read.
 """
 
 import json
@@ -15,8 +16,10 @@ from django.views.decorators.http import require_GET, require_POST
 
 from leaderboard.forms import SubmitForm
 from leaderboard.models import Run
-from leaderboard.queueing import enqueue_run, queue_position
+from leaderboard.queueing import queue_position
+from leaderboard.ratelimit import Limited, limit_posts, too_many_requests
 from leaderboard.run_export import run_as_dict, run_summary
+from leaderboard.submissions import check_quota, submit
 from leaderboard.tokens import user_from_authorization
 from leaderboard.views.board import leaderboard_export
 
@@ -54,8 +57,17 @@ def _links(request, run: Run) -> dict:
 
 
 @require_POST
+@limit_posts("upload", "RATE_LIMIT_UPLOADS_PER_IP", as_json=True)
 @token_required
 def create_run(request):
+    try:
+        check_quota(request.api_user)  # before the lint, which is the costly part
+        return _create_run(request)
+    except Limited as limited:
+        return too_many_requests(request, limited, as_json=True)
+
+
+def _create_run(request):
     try:
         payload = json.loads(request.body or b"{}")
     except (json.JSONDecodeError, UnicodeDecodeError):
@@ -63,14 +75,13 @@ def create_run(request):
     if not isinstance(payload, dict):
         return JsonResponse({"error": "The body must be a JSON object."}, status=400)
     data = {k: payload[k] for k in API_FIELDS if isinstance(payload.get(k), str)}
-    form = SubmitForm(data)
+    form = SubmitForm(data, user=request.api_user)
     if not form.is_valid():
         errors = {field: [str(e) for e in errs] for field, errs in form.errors.items()}
         return JsonResponse(
             {"error": "The upload did not pass lint.", "fields": errors}, status=400
         )
-    run = form.save(submitter=request.api_user)
-    enqueue_run(run)
+    run = submit(form, request.api_user)
     body = {"id": run.pk, "status": run.status, "urls": _links(request, run)}
     return JsonResponse(body, status=201)
 
@@ -78,7 +89,8 @@ def create_run(request):
 @require_GET
 @token_required
 def run_detail(request, pk: int):
-    run = get_object_or_404(Run.objects.select_related("model", "task"), pk=pk)
+    runs = Run.objects.visible_to(request.api_user).select_related("model", "task", "submitter")
+    run = get_object_or_404(runs, pk=pk)
     position = queue_position(run) if run.status == Run.Status.QUEUED else None
     body = {**run_as_dict(run), "progress": run_summary(run, position)}
     body["urls"] = _links(request, run)

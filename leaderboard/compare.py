@@ -21,18 +21,19 @@ class Side:
     name: str
 
 
-def compare_from_query(query) -> dict:
-    """The compare page's context for `?a=&b=` (models) or `?run_a=&run_b=` (runs)."""
+def compare_from_query(query, user) -> dict:
+    """The compare page's context for `?a=&b=` (models) or `?run_a=&run_b=` (runs), over what
+    `user` may see: models compare by their board figures, runs only if visible to `user`."""
     context = {
-        "models": list(ModelUnderTest.objects.values("slug", "name")),
+        "models": list(ModelUnderTest.objects.visible_to(user).values("slug", "name")),
         "query": {k: query.get(k, "") for k in ("a", "b", "run_a", "run_b")},
         "mode": None,
         "error": "",
     }
     if query.get("run_a") or query.get("run_b"):
-        context.update(_compare_runs(query.get("run_a", ""), query.get("run_b", "")))
+        context.update(_compare_runs(query.get("run_a", ""), query.get("run_b", ""), user))
     elif query.get("a") or query.get("b"):
-        context.update(_compare_models(query.get("a", ""), query.get("b", "")))
+        context.update(_compare_models(query.get("a", ""), query.get("b", ""), user))
     if not context["mode"]:
         context["suggestion"] = _top_two()
     return context
@@ -44,8 +45,9 @@ def _top_two() -> list[dict]:
     return rows[["slug", "name"]].to_dict("records") if len(rows) == 2 else []
 
 
-def _compare_models(slug_a: str, slug_b: str) -> dict:
-    found = {m.slug: m for m in ModelUnderTest.objects.filter(slug__in=[slug_a, slug_b])}
+def _compare_models(slug_a: str, slug_b: str, user) -> dict:
+    models = ModelUnderTest.objects.visible_to(user).filter(slug__in=[slug_a, slug_b])
+    found = {m.slug: m for m in models}
     missing = [s or "(empty)" for s in (slug_a, slug_b) if s not in found]
     if missing:
         return {"error": f"Unknown model: {', '.join(missing)}. Pick two models below."}
@@ -89,11 +91,12 @@ def _compare_models(slug_a: str, slug_b: str) -> dict:
     }
 
 
-def _compare_runs(id_a: str, id_b: str) -> dict:
+def _compare_runs(id_a: str, id_b: str, user) -> dict:
     ids = [i for i in (id_a, id_b) if i.isdigit()]
-    runs = {str(r.pk): r for r in Run.objects.select_related("model", "task").filter(pk__in=ids)}
+    visible = Run.objects.visible_to(user)
+    runs = {str(r.pk): r for r in visible.select_related("model", "task").filter(pk__in=ids)}
     if id_a in runs and not id_b:
-        return {"partners": _partners(runs[id_a])}
+        return {"partners": _partners(runs[id_a], visible)}
     if id_a not in runs or id_b not in runs:
         return {"error": "Give two existing run numbers (run_a and run_b)."}
     run_a, run_b = runs[id_a], runs[id_b]
@@ -132,9 +135,9 @@ def _compare_runs(id_a: str, id_b: str) -> dict:
     }
 
 
-def _partners(run: Run) -> dict:
-    """Other runs of the same task to compare `run` with, newest first."""
-    others = Run.objects.for_task(run.task).exclude(pk=run.pk).select_related("model")
+def _partners(run: Run, visible) -> dict:
+    """Other runs of the same task to compare `run` with (of those `visible`), newest first."""
+    others = visible.for_task(run.task).exclude(pk=run.pk).select_related("model")
     return {"run": run, "runs": list(others.order_by("-created_at", "-id")[:30])}
 
 

@@ -23,10 +23,14 @@ def _pasted_text(label: str, rows: int) -> forms.CharField:
 class SubmitForm(forms.Form):
     task = forms.ModelChoiceField(Task.objects.all(), to_field_name="slug", empty_label=None)
     model = forms.ModelChoiceField(
-        ModelUnderTest.objects.all(),
+        ModelUnderTest.objects.none(),
         to_field_name="slug",
         required=False,
         empty_label="+ a new model (fill in below)",
+        error_messages={
+            "invalid_choice": "You can submit only for your own models: pick one of yours, or "
+            "describe a new one below. A maintainer can hand an existing model over to you."
+        },
     )
     new_model_name = forms.CharField(max_length=100, required=False, label="New model name")
     new_model_organisation = forms.CharField(max_length=100, required=False, label="Organisation")
@@ -37,6 +41,12 @@ class SubmitForm(forms.Form):
     spec_text = _pasted_text("…or paste the spec", rows=14)
     adapter_file = forms.FileField(required=False, label="Adapter file (.yaml, optional)")
     adapter_text = _pasted_text("…or paste the adapter", rows=6)
+
+    def __init__(self, *args, user, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.user = user
+        # Only the submitter's own models are choices, so another account's slug is refused.
+        self.fields["model"].queryset = ModelUnderTest.objects.submittable_by(user)
 
     def clean(self):
         data = super().clean()
@@ -68,8 +78,14 @@ class SubmitForm(forms.Form):
             self.add_error("new_model_organisation", "Say which organisation made the model.")
         if not slugify(name):
             self.add_error("new_model_name", "Use at least one letter or digit in the name.")
+        elif ModelUnderTest.objects.submittable_by(self.user).filter(slug=slugify(name)).exists():
+            self.add_error("new_model_name", f"You have a model {name!r} already: pick it above.")
         elif ModelUnderTest.objects.filter(slug=slugify(name)).exists():
-            self.add_error("new_model_name", f"A model {name!r} exists already: pick it above.")
+            self.add_error(
+                "new_model_name",
+                f"A model {name!r} exists already and belongs to another account: choose another "
+                "name, or ask a maintainer to hand it over to you.",
+            )
 
     def _spec_input(self, data) -> tuple[bytes | str | None, str]:
         upload = data.get("spec_file")
@@ -93,14 +109,16 @@ class SubmitForm(forms.Form):
             self.add_error("adapter_file", "The adapter is not UTF-8 text.")
             return ""
 
-    def save(self, submitter=None) -> Run:
-        """The queued run (and the new model, if one was described); call only when valid."""
+    def save(self, submitter) -> Run:
+        """The queued private run (and the new model of `submitter`, if one was described);
+        call only when valid, through leaderboard.submissions.submit (quotas)."""
         data = self.cleaned_data
         model = data["model"] or ModelUnderTest.objects.create(
             slug=slugify(data["new_model_name"]),
             name=data["new_model_name"].strip(),
             organisation=data["new_model_organisation"].strip(),
             kind=data["new_model_kind"] or ModelUnderTest.Kind.LLM,
+            owner=submitter,
         )
         return Run.objects.create(
             model=model,
@@ -109,17 +127,20 @@ class SubmitForm(forms.Form):
             adapter_text=data["adapter"],
             status=Run.Status.QUEUED,
             provenance=Run.Provenance.VERIFIED,
-            submitter=submitter if submitter and submitter.is_authenticated else None,
+            review=Run.Review.PRIVATE,
+            submitter=submitter,
         )
 
     @classmethod
-    def initial_from(cls, run: Run | None) -> dict:
-        """Prefill for resubmitting `run` (same task, model, spec and adapter)."""
+    def initial_from(cls, run: Run | None, user) -> dict:
+        """Prefill for resubmitting `run` (same task, spec and adapter; same model if it is
+        one of `user`'s). The caller must have checked that `user` may read `run`."""
         if run is None:
             return {}
+        mine = run.model.accepts_runs_from(user)
         return {
             "task": run.task.slug,
-            "model": run.model.slug,
+            "model": run.model.slug if mine else None,
             "spec_text": run.spec_text,
             "adapter_text": run.adapter_text,
         }

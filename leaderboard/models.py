@@ -1,7 +1,7 @@
 """The leaderboard's data: tasks, models under test, runs and their drill-down results.
 
-State changes of a Run go through its methods (claim, record_phase, finish, fail)
-so that views and jobs never hand-edit status fields.
+State changes of a Run go through its methods (claim, finish, fail, publish, approve, reject)
+so that views, jobs and the admin never hand-edit status or review fields.
 """
 
 from django.conf import settings
@@ -12,7 +12,7 @@ from django.utils import timezone
 # PHASE_WEIGHTS is re-exported so Django-side code finds the official weights on the models.
 from evaluation.scoring import PHASE_WEIGHTS, PHASES, cell_score  # noqa: F401
 from leaderboard.board_cache import invalidate_board_cache
-from leaderboard.querysets import RunQuerySet
+from leaderboard.querysets import ModelQuerySet, RunQuerySet
 
 PHASE_NAMES = {
     "syntax": "Syntax",
@@ -66,6 +66,17 @@ class ModelUnderTest(models.Model):
     kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.LLM)
     version = models.CharField(max_length=100, blank=True)
     link = models.URLField(blank=True)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="models_owned",
+        help_text="The account that submits runs for this model; empty: kept by the maintainers "
+        "(the published models).",
+    )
+
+    objects = ModelQuerySet.as_manager()
 
     class Meta:
         ordering = ["name"]
@@ -76,6 +87,13 @@ class ModelUnderTest(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("model_detail", args=[self.slug])
+
+    def accepts_runs_from(self, user) -> bool:
+        return ModelUnderTest.objects.submittable_by(user).filter(pk=self.pk).exists()
+
+
+class ReviewError(ValueError):
+    """A publish/approve/reject that the run's current state does not allow."""
 
 
 class Run(models.Model):
@@ -88,6 +106,12 @@ class Run(models.Model):
     class Provenance(models.TextChoices):
         REPORTED = "reported", "Reported"
         VERIFIED = "verified", "Verified here"
+
+    class Review(models.TextChoices):
+        PRIVATE = "private", "Private"
+        PENDING = "pending", "Published, awaiting review"
+        APPROVED = "approved", "On the board"
+        REJECTED = "rejected", "Rejected"
 
     model = models.ForeignKey(ModelUnderTest, on_delete=models.CASCADE, related_name="runs")
     task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="runs")
@@ -111,12 +135,27 @@ class Run(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
     )
     log = models.TextField(blank=True)
+    review = models.CharField(max_length=10, choices=Review.choices, default=Review.PRIVATE)
+    published_at = models.DateTimeField(null=True, blank=True)
+    reviewed_at = models.DateTimeField(null=True, blank=True)
+    reviewed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    review_reason = models.TextField(blank=True, help_text="Shown to the submitter")
 
     objects = RunQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at"]
-        indexes = [models.Index(fields=["status", "created_at"])]
+        indexes = [
+            models.Index(fields=["status", "created_at"]),
+            models.Index(fields=["review", "status"]),
+            models.Index(fields=["submitter", "created_at"]),
+        ]
         constraints = [
             models.CheckConstraint(
                 condition=~models.Q(provenance="reported") | ~models.Q(source=""),
@@ -179,6 +218,62 @@ class Run(models.Model):
                 status=self.Status.QUEUED, started_at=None
             )
         )
+
+    def publish(self, by) -> None:
+        """PRIVATE -> PENDING: the submitter offers a finished run to the board.
+
+        Conditional on the state it was read in, so a double click or a racing approval
+        cannot publish twice or undo a review.
+        """
+        self._transition(
+            frm=[self.Review.PRIVATE],
+            only_if=models.Q(submitter=by, status=self.Status.FINISHED),
+            why="Only the submitter can publish a run, once it has finished.",
+            review=self.Review.PENDING,
+            published_at=timezone.now(),
+        )
+
+    def approve(self, by, note: str = "") -> None:
+        """PENDING -> APPROVED by a maintainer: from now on the run counts on the board.
+        An optional note is shown to the submitter like a rejection's reason."""
+        self._transition(
+            frm=[self.Review.PENDING],
+            only_if=models.Q(),
+            why="Only a published run awaiting review can be approved.",
+            review=self.Review.APPROVED,
+            reviewed_by=by,
+            reviewed_at=timezone.now(),
+            review_reason=note.strip(),
+        )
+
+    def reject(self, by, reason: str) -> None:
+        """PENDING or APPROVED -> REJECTED with a reason the submitter reads on the run page."""
+        if not reason.strip():
+            raise ReviewError("Give the submitter a reason for the rejection.")
+        self._transition(
+            frm=[self.Review.PENDING, self.Review.APPROVED],
+            only_if=models.Q(),
+            why="Only a published run can be rejected.",
+            review=self.Review.REJECTED,
+            reviewed_by=by,
+            reviewed_at=timezone.now(),
+            review_reason=reason.strip(),
+        )
+
+    def _transition(self, frm, only_if, why: str, **changes) -> None:
+        changed = (
+            Run.objects.filter(only_if, pk=self.pk, review__in=frm)
+            .exclude(provenance=self.Provenance.REPORTED)
+            .update(**changes)
+        )
+        if not changed:
+            raise ReviewError(why)
+        self.refresh_from_db()
+        self._drop_cached_board()
+
+    @property
+    def is_private(self) -> bool:
+        return self.review in {self.Review.PRIVATE, self.Review.REJECTED}
 
     def weighted_score(self) -> float:
         """This run's cell score under the official weights, by the board's one rule."""

@@ -1,6 +1,16 @@
-"""Named read-side queries. The weighted aggregate lives in leaderboard/aggregate.py."""
+"""Named read-side queries. The weighted aggregate lives in leaderboard/aggregate.py.
+
+Who may see what (issue 11): a run is private to its submitter until it is published; a
+published run is readable by anyone but reaches the board only once a maintainer approves it.
+Every view reads runs through `visible_to(user)` and the board through `on_board()`, so the rule
+lives here and nowhere else.
+"""
 
 from django.db import models
+
+# Mirrors Run.Review; spelled out here because models.py imports this module.
+PRIVATE, PENDING, APPROVED, REJECTED = "private", "pending", "approved", "rejected"
+PUBLIC_REVIEW_STATES = (PENDING, APPROVED)
 
 
 class RunQuerySet(models.QuerySet):
@@ -19,6 +29,10 @@ class RunQuerySet(models.QuerySet):
     def running(self):
         return self.filter(status="running")
 
+    def in_flight(self):
+        """Queued or running: what the per-user queue quota counts."""
+        return self.filter(status__in=["queued", "running"])
+
     def for_task(self, task):
         return self.filter(task=task)
 
@@ -26,31 +40,80 @@ class RunQuerySet(models.QuerySet):
         """RUNNING runs whose worker has not finished since `older_than` (a datetime)."""
         return self.running().filter(started_at__lt=older_than)
 
-    def counting(self):
-        """Runs that may count on the board: finished, verified here or reported with a source."""
-        return self.finished().filter(provenance__in=["verified", "reported"])
+    def public(self):
+        """Runs their owner published (awaiting review or approved): readable by anyone."""
+        return self.filter(review__in=PUBLIC_REVIEW_STATES)
+
+    def owned_by(self, user):
+        """Runs `user` submitted; none for an anonymous visitor."""
+        if not user.is_authenticated:
+            return self.none()
+        return self.filter(submitter=user)
+
+    def visible_to(self, user):
+        """Runs `user` may read: the public ones and their own (private or rejected included).
+
+        Staff get no extra reach here: private runs are read in the admin, not on the site.
+        """
+        if not user.is_authenticated:
+            return self.public()
+        return self.filter(models.Q(review__in=PUBLIC_REVIEW_STATES) | models.Q(submitter=user))
+
+    def awaiting_review(self):
+        return self.filter(review=PENDING)
+
+    def on_board(self):
+        """Runs that count on the public board: finished, approved, verified here or reported
+        with a source. A published verified run waits here until a maintainer approves it."""
+        return self.finished().filter(review=APPROVED, provenance__in=["verified", "reported"])
 
     def board_rows(self) -> list[dict]:
-        """One dict per counting run: ids, provenance and creation time (feeds pandas)."""
-        return list(self.counting().values("id", "model_id", "task_id", "provenance", "created_at"))
+        """One dict per run on the board: ids, provenance and creation time (feeds pandas)."""
+        return list(self.on_board().values("id", "model_id", "task_id", "provenance", "created_at"))
 
     def board_phase_rows(self) -> list[dict]:
-        """One dict per phase result of a counting run: run id, phase, status and score."""
+        """One dict per phase result of a run on the board: run id, phase, status and score."""
         # Reached through the relation: models.py imports this module, not the other way round.
         phase_result = self.model.phase_results.rel.related_model
         return list(
-            phase_result.objects.filter(run__in=self.counting()).values(
+            phase_result.objects.filter(run__in=self.on_board()).values(
                 "run_id", "phase", "status", "score"
             )
         )
 
     def board_stamp(self) -> tuple:
-        """Changes whenever a run finishes or is added/removed: part of the board's cache key."""
-        stamp = self.counting().aggregate(
-            n=models.Count("id"), last_id=models.Max("id"), last=models.Max("finished_at")
+        """Changes whenever a run reaches or leaves the board: part of the board's cache key."""
+        stamp = self.on_board().aggregate(
+            n=models.Count("id"),
+            last_id=models.Max("id"),
+            last=models.Max("finished_at"),
+            reviewed=models.Max("reviewed_at"),
         )
-        return (stamp["n"], stamp["last_id"], stamp["last"].isoformat() if stamp["last"] else "")
+        return tuple(
+            value.isoformat() if hasattr(value, "isoformat") else value
+            for value in (stamp["n"], stamp["last_id"], stamp["last"], stamp["reviewed"])
+        )
 
     def for_board_page(self):
         """Runs listed on task and model pages, newest first, with what their rows show."""
-        return self.select_related("model", "task").order_by("-created_at", "-id")
+        return self.select_related("model", "task", "submitter").order_by("-created_at", "-id")
+
+
+class ModelQuerySet(models.QuerySet):
+    def submittable_by(self, user):
+        """Models `user` may submit runs for: their own; staff also the staff-kept ones."""
+        if not user.is_authenticated:
+            return self.none()
+        if user.is_staff:
+            return self.filter(models.Q(owner=user) | models.Q(owner__isnull=True))
+        return self.filter(owner=user)
+
+    def visible_to(self, user):
+        """Models `user` may see: staff-kept (published) ones, ones with a public run, and
+        their own. Another account's model with only private runs stays hidden."""
+        run = self.model.runs.rel.related_model  # the relation, as above: no import cycle
+        has_public_run = models.Exists(run.objects.public().filter(model=models.OuterRef("pk")))
+        visible = models.Q(owner__isnull=True) | has_public_run
+        if user.is_authenticated:
+            visible |= models.Q(owner=user)
+        return self.filter(visible)

@@ -6,6 +6,7 @@ from leaderboard.views import runs
 urlpatterns = [
     path("runs/<int:pk>/", runs.run_detail, name="run_detail"),
     path("runs/<int:pk>/windows/<int:window_pk>/", runs.window_detail, name="window_detail"),
+    path("runs/<int:pk>/publish/", runs.run_publish, name="run_publish"),
     path("runs/<int:pk>/status.json", runs.run_status, name="run_status"),
     path("runs/<int:pk>.json", runs.run_export_json, name="run_export_json"),
     path("runs/<int:pk>.csv", runs.run_export_csv, name="run_export_csv"),

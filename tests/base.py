@@ -1,9 +1,10 @@
-"""The shared test world: two tasks, two models, and helpers that make the rest.
+"""The shared test world: two tasks, two models, two accounts, and helpers that make the rest.
 
 Every test module builds on `WorldTestCase` (or calls the `make_*` helpers from a
 pytest function with the `db` fixture) so that fixtures read the same everywhere.
 """
 
+from django.contrib.auth import get_user_model
 from django.test import TestCase
 
 from leaderboard.board_cache import invalidate_board_cache
@@ -34,9 +35,20 @@ def make_model(slug="model-a", **fields) -> ModelUnderTest:
     return ModelUnderTest.objects.create(slug=slug, **defaults)
 
 
+def make_user(username="alice", password="pw-alice", **fields):
+    return get_user_model().objects.create_user(username, password=password, **fields)
+
+
 def make_run(model, task, phases: dict | None = None, **fields) -> Run:
-    """A run with optional {phase: score} results; finished when phases are given."""
-    defaults = {"spec_text": f"---- MODULE {task.module_name} ----\n====\n"}
+    """A run with optional {phase: score} results; finished when phases are given.
+
+    Approved (public, on the board) unless `review=` says otherwise: most tests are about what
+    the public sees; the access-control tests make private and pending runs explicitly.
+    """
+    defaults = {
+        "spec_text": f"---- MODULE {task.module_name} ----\n====\n",
+        "review": Run.Review.APPROVED,
+    }
     if phases is not None:
         defaults["status"] = Run.Status.FINISHED
     defaults.update(fields)
@@ -91,11 +103,18 @@ def make_invariant_result(phase_result, name, verdict="holds", kind="safety", **
 
 
 class WorldTestCase(TestCase):
-    """spin and etcd tasks; model A (LLM, Org A) and model B (agent, Org B)."""
+    """spin and etcd tasks; model A (LLM, Org A) owned by alice, model B (agent, Org B) owned by
+    bob, and a maintainer (staff) account; published models have no owner (make_model's
+    default)."""
 
     @classmethod
     def setUpTestData(cls):
         cls.spin = make_task("spin", position=1)
         cls.etcd = make_task("etcd", kind=Task.Kind.DISTRIBUTED, language="Go", position=2)
-        cls.model_a = make_model("model-a", organisation="Org A")
-        cls.model_b = make_model("model-b", organisation="Org B", kind=ModelUnderTest.Kind.AGENT)
+        cls.alice = make_user("alice")
+        cls.bob = make_user("bob", password="pw-bob")
+        cls.maintainer = make_user("maintainer", password="pw-maintainer", is_staff=True)
+        cls.model_a = make_model("model-a", organisation="Org A", owner=cls.alice)
+        cls.model_b = make_model(
+            "model-b", organisation="Org B", kind=ModelUnderTest.Kind.AGENT, owner=cls.bob
+        )

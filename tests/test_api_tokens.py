@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
@@ -22,7 +21,7 @@ GOOD = (Path(settings.TASKS_DATA_DIR) / "spin" / "reference" / "spin.tla").read_
 
 class TokenTest(WorldTestCase):
     def setUp(self):
-        self.user = get_user_model().objects.create_user("alice", password="x")
+        self.user = self.alice
 
     def test_only_the_sha256_is_stored(self):
         raw, token = create_token(self.user, "ci")
@@ -57,7 +56,7 @@ class TokenTest(WorldTestCase):
 
 class ApiTest(WorldTestCase):
     def setUp(self):
-        self.user = get_user_model().objects.create_user("bob", password="x")
+        self.user = self.alice
         self.raw, _ = create_token(self.user, "ci")
         # A CSRF-enforcing client: the token-authenticated API must work without a CSRF cookie.
         self.api = Client(enforce_csrf_checks=True, HTTP_AUTHORIZATION=f"Bearer {self.raw}")

@@ -13,6 +13,7 @@ from config.env import (
     env_bool,
     env_int,
     env_list,
+    env_rate,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,6 +40,20 @@ def test_integers_and_lists_fall_back_to_defaults_only_when_unset(monkeypatch):
     assert env_list("SMB_HOSTS", []) == ["a.example", "b.example"]
 
 
+def test_rates_read_requests_per_period_or_off(monkeypatch):
+    monkeypatch.delenv("SMB_RATE", raising=False)
+    assert env_rate("SMB_RATE", "5/h") == (5, 3600)
+    for text, expected in [("20/10m", (20, 600)), ("1/s", (1, 1)), ("100/2d", (100, 172800))]:
+        monkeypatch.setenv("SMB_RATE", text)
+        assert env_rate("SMB_RATE", "5/h") == expected
+    monkeypatch.setenv("SMB_RATE", "off")
+    assert env_rate("SMB_RATE", "5/h") is None
+    for bad in ("5", "5/week", "0/h", "x/h", "5/0m", "²/h"):
+        monkeypatch.setenv("SMB_RATE", bad)
+        with pytest.raises(ImproperlyConfiguredEnv, match="is not a rate"):
+            env_rate("SMB_RATE", "5/h")
+
+
 def test_database_url_selects_postgresql_or_a_sqlite_file():
     pg = database_from_url("postgres://user:p%40ss@db.example:6543/board", ROOT)
     assert pg["ENGINE"] == "django.db.backends.postgresql"
@@ -53,6 +68,7 @@ def test_database_url_selects_postgresql_or_a_sqlite_file():
     assert relative == {
         "ENGINE": "django.db.backends.sqlite3",
         "NAME": str(ROOT / "var/db.sqlite3"),
+        "OPTIONS": {"transaction_mode": "IMMEDIATE", "timeout": 20},
     }
     absolute = database_from_url("sqlite:////srv/board.sqlite3", ROOT)
     assert absolute["NAME"] == "/srv/board.sqlite3"

@@ -41,6 +41,8 @@ class NavigationTests(WorldTestCase):
 
     def test_the_model_page_offers_compare_with_and_submit_for_a_missing_task(self):
         make_run(self.model_a, self.spin, FULL)
+        make_run(self.model_b, self.spin, FULL)  # a model with public runs is offered
+        self.client.force_login(self.alice)  # who owns model-a, so may submit for it
         html = self.client.get(reverse("model_detail", args=["model-a"])).content.decode()
         compare = html.split('id="compare-with"')[1].split("</form>")[0]
         self.assertIn('name="a" value="model-a"', compare)
@@ -50,6 +52,7 @@ class NavigationTests(WorldTestCase):
         self.assertIn("/submit/?task=etcd&amp;model=model-a", etcd_row)
 
     def test_submit_links_prefill_task_and_model(self):
+        self.client.force_login(self.bob)  # model-b is bob's
         response = self.client.get(reverse("submit"), {"task": "etcd", "model": "model-b"})
         self.assertContains(response, '<option value="etcd" selected>')
         self.assertContains(response, '<option value="model-b" selected>')

@@ -21,6 +21,9 @@ def field_errors(response, field):
 
 
 class UploadLintTest(WorldTestCase):
+    def setUp(self):
+        self.client.force_login(self.alice)  # model-a is alice's
+
     def post(self, spec_text="", spec_file=None, **fields):
         data = {"task": "spin", "model": "model-a", "spec_text": spec_text, **fields}
         if spec_file is not None:
@@ -103,7 +106,7 @@ class UploadLintTest(WorldTestCase):
     def test_an_existing_model_name_is_not_created_twice(self):
         response = self.post(spec_text=GOOD, model="", new_model_name="Model A",
                              new_model_organisation="Org A")  # fmt: skip
-        self.assert_rejected(response, "new_model_name", "exists already")
+        self.assert_rejected(response, "new_model_name", "You have a model 'Model A' already")
 
     def test_a_bad_adapter_is_reported_on_the_adapter_field(self):
         response = self.post(spec_text=GOOD, adapter_text="variables:\n  nosuch: 'TRUE'\n")
@@ -112,6 +115,9 @@ class UploadLintTest(WorldTestCase):
 
 @pytest.mark.tla
 class UploadSanyTest(WorldTestCase):
+    def setUp(self):
+        self.client.force_login(self.alice)
+
     def test_it_reports_a_sany_parse_error_with_its_line(self):
         text = GOOD.replace(
             '  /\\ pc\' = [pc EXCEPT ![t] = "acquiring"]', "  /\\ pc' = [pc EXCEPT ![t] = ", 1
@@ -141,12 +147,18 @@ class UploadSanyTest(WorldTestCase):
         self.assertEqual((run.model.slug, run.model.organisation, run.model.kind),
                          ("brand-new-llm", "New Org", "agent"))  # fmt: skip
         self.assertEqual(len(callbacks), 1)
+        self.assertEqual(
+            (run.submitter, run.model.owner, run.review), (self.alice,) * 2 + ("private",)
+        )
         page = self.client.get(reverse("run_detail", args=[run.pk]))
         self.assertContains(page, "position 1 in the queue")
         self.assertContains(page, "run_progress.js")
 
 
 class ResubmitTest(WorldTestCase):
+    def setUp(self):
+        self.client.force_login(self.bob)  # model-b is bob's
+
     def test_the_form_is_prefilled_from_an_earlier_run(self):
         run = make_run(self.model_b, self.etcd, phases={"syntax": 0.5},
                        spec_text="---- MODULE etcd ----\nEXTENDS Naturals\n====\n",

@@ -1,6 +1,7 @@
 """The read side: leaderboard, model and task pages, and leaderboard exports."""
 
 import pandas as pd
+from django.db.models import Count, Q
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 
@@ -111,7 +112,7 @@ def leaderboard_export(request, fmt):
 
 
 def model_detail(request, slug):
-    model = get_object_or_404(ModelUnderTest, slug=slug)
+    model = get_object_or_404(ModelUnderTest.objects.visible_to(request.user), slug=slug)
     board = get_board()
     summary = next((r for r in tables.leaderboard_rows(board) if r["model_id"] == model.pk), None)
     context = {
@@ -119,24 +120,32 @@ def model_detail(request, slug):
         "summary": summary,
         "task_rows": tables.model_task_rows(board, model.pk),
         "phase_labels": [f"{PHASE_LABELS[p]} {p}" for p in PHASES],
-        "others": ModelUnderTest.objects.exclude(pk=model.pk).values("slug", "name"),
+        "others": ModelUnderTest.objects.visible_to(request.user)
+        .exclude(pk=model.pk)
+        .values("slug", "name"),
         "runs": [
             (run, tables.run_url(run.pk), as_percent(run.overall))
-            for run in model.runs.for_board_page()
+            for run in model.runs.visible_to(request.user).for_board_page()
         ],
+        "can_submit": model.accepts_runs_from(request.user),
     }
     return render(request, "leaderboard/model_detail.html", context)
 
 
 def task_list(request):
-    tasks = Task.objects.prefetch_related("corpora")
-    context = {"tasks": [(task, trace_status(task), task.runs.count()) for task in tasks]}
+    # An aggregate drops Meta.ordering, hence the explicit order_by.
+    tasks = (
+        Task.objects.prefetch_related("corpora")
+        .annotate(public_runs=Count("runs", filter=Q(runs__in=Run.objects.public())))
+        .order_by("position", "slug")
+    )
+    context = {"tasks": [(task, trace_status(task), task.public_runs) for task in tasks]}
     return render(request, "leaderboard/task_list.html", context)
 
 
 def task_detail(request, slug):
     task = get_object_or_404(Task, slug=slug)
-    runs = Run.objects.for_task(task).for_board_page()
+    runs = Run.objects.visible_to(request.user).for_task(task).for_board_page()
     context = {
         "task": task,
         "description_html": render_markdown(task.description),

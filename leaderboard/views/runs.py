@@ -1,21 +1,30 @@
-"""Run pages: drill-down, window permalinks, live status, exports, upload and compare."""
+"""Run pages: drill-down, window permalinks, live status, exports, upload, publish, compare.
+
+Every run is read through `Run.objects.visible_to(request.user)`: another account's private run
+is a 404 (not a 403, which would confirm that it exists).
+"""
 
 import csv
 
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_POST
 
 from leaderboard import compare as comparing
-from leaderboard import drilldown
+from leaderboard import drilldown, submissions
 from leaderboard.forms import SubmitForm
-from leaderboard.models import Run, WindowResult
-from leaderboard.queueing import enqueue_run, queue_position
+from leaderboard.models import ReviewError, Run, WindowResult
+from leaderboard.queueing import queue_position
+from leaderboard.ratelimit import Limited, limit_posts, too_many_requests
 from leaderboard.run_export import CSV_COLUMNS, run_as_dict, run_csv_rows, run_summary
 
 
-def _run(pk: int) -> Run:
-    return get_object_or_404(Run.objects.select_related("model", "task"), pk=pk)
+def _run(request, pk: int) -> Run:
+    runs = Run.objects.visible_to(request.user).select_related("model", "task", "submitter")
+    return get_object_or_404(runs, pk=pk)
 
 
 def _position(run: Run) -> int | None:
@@ -24,15 +33,33 @@ def _position(run: Run) -> int | None:
 
 @require_GET
 def run_detail(request, pk: int):
-    run = _run(pk)
+    run = _run(request, pk)
     context = drilldown.run_page(run, expand_action=request.GET.get("all_windows"))
     context["queue_position"] = _position(run)
+    context["is_mine"] = request.user.is_authenticated and run.submitter_id == request.user.pk
     return render(request, "leaderboard/run_detail.html", context)
+
+
+@require_POST
+@login_required
+def run_publish(request, pk: int):
+    run = get_object_or_404(Run.objects.owned_by(request.user), pk=pk)
+    try:
+        run.publish(by=request.user)
+    except ReviewError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(
+            request,
+            "Published: the run is public now and goes onto the board once a maintainer "
+            "approves it.",
+        )
+    return redirect(run)
 
 
 @require_GET
 def window_detail(request, pk: int, window_pk: int):
-    run = _run(pk)
+    run = _run(request, pk)
     window = get_object_or_404(WindowResult, pk=window_pk, phase_result__run=run)
     context = {"run": run, "window": window, "rows": drilldown.window_rows(window)}
     return render(request, "leaderboard/run_window.html", context)
@@ -40,20 +67,20 @@ def window_detail(request, pk: int, window_pk: int):
 
 @require_GET
 def run_status(request, pk: int):
-    run = _run(pk)
+    run = _run(request, pk)
     return JsonResponse(run_summary(run, _position(run)))
 
 
 @require_GET
 def run_export_json(request, pk: int):
-    response = JsonResponse(run_as_dict(_run(pk)), json_dumps_params={"indent": 1})
+    response = JsonResponse(run_as_dict(_run(request, pk)), json_dumps_params={"indent": 1})
     response["Content-Disposition"] = f'attachment; filename="run-{pk}.json"'
     return response
 
 
 @require_GET
 def run_export_csv(request, pk: int):
-    run = _run(pk)
+    run = _run(request, pk)
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="run-{pk}.csv"'
     writer = csv.writer(response)
@@ -62,26 +89,35 @@ def run_export_csv(request, pk: int):
     return response
 
 
+@limit_posts("upload", "RATE_LIMIT_UPLOADS_PER_IP")
 def submit(request):
+    if not request.user.is_authenticated:
+        if request.method == "POST":
+            return redirect_to_login(request.get_full_path())
+        # Anyone may read how to submit; the form itself needs an account.
+        return render(request, "leaderboard/submit.html", {"form": None})
     if request.method == "POST":
-        form = SubmitForm(request.POST, request.FILES)
-        if form.is_valid():
-            run = form.save(submitter=request.user)
-            enqueue_run(run)
-            return redirect(run)
+        form = SubmitForm(request.POST, request.FILES, user=request.user)
+        try:
+            submissions.check_quota(request.user)  # before the lint, which is the costly part
+            if form.is_valid():
+                return redirect(submissions.submit(form, request.user))
+        except Limited as limited:
+            return too_many_requests(request, limited)
     else:
         source_id = request.GET.get("from", "")
-        source = Run.objects.filter(pk=source_id).first() if source_id.isdigit() else None
+        visible = Run.objects.visible_to(request.user)
+        source = visible.filter(pk=source_id).first() if source_id.isdigit() else None
         # ?task= and ?model= come from "submit a spec" links on task and model pages.
-        initial = SubmitForm.initial_from(source) or {
+        initial = SubmitForm.initial_from(source, request.user) or {
             "task": request.GET.get("task"),
             "model": request.GET.get("model"),
         }
-        form = SubmitForm(initial=initial)
+        form = SubmitForm(initial=initial, user=request.user)
     return render(request, "leaderboard/submit.html", {"form": form})
 
 
 @require_GET
 def compare(request):
-    context = comparing.compare_from_query(request.GET)
+    context = comparing.compare_from_query(request.GET, request.user)
     return render(request, "leaderboard/compare.html", context)

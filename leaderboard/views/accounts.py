@@ -1,0 +1,51 @@
+"""Accounts: sign-up, sign-in and out, password change (Django's auth), and "my runs"."""
+
+from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
+
+from leaderboard.forms_accounts import SignUpForm
+from leaderboard.models import ModelUnderTest, Run
+from leaderboard.ratelimit import limit_posts
+from leaderboard.submissions import quota_status
+
+
+def _next_url(request) -> str:
+    target = request.POST.get("next") or request.GET.get("next") or ""
+    safe = url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    )
+    return target if safe else ""
+
+
+@limit_posts("signup", "RATE_LIMIT_SIGNUPS_PER_IP")
+def signup(request):
+    if request.user.is_authenticated:
+        return redirect("my_runs")
+    form = SignUpForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        return redirect(_next_url(request) or "my_runs")
+    return render(request, "registration/signup.html", {"form": form, "next": _next_url(request)})
+
+
+login_view = limit_posts("login", "RATE_LIMIT_LOGINS_PER_IP")(
+    auth_views.LoginView.as_view(redirect_authenticated_user=True)
+)
+logout_view = auth_views.LogoutView.as_view()
+password_change = auth_views.PasswordChangeView.as_view()
+password_change_done = auth_views.PasswordChangeDoneView.as_view()
+
+
+@login_required
+def my_runs(request):
+    runs = Run.objects.owned_by(request.user).for_board_page()
+    context = {
+        "runs": runs,
+        "models": ModelUnderTest.objects.filter(owner=request.user),
+        "quota": quota_status(request.user),
+    }
+    return render(request, "registration/my_runs.html", context)
