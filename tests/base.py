@@ -113,7 +113,9 @@ class WorldTestCase(TestCase):
         cls.etcd = make_task("etcd", kind=Task.Kind.DISTRIBUTED, language="Go", position=2)
         cls.alice = make_user("alice")
         cls.bob = make_user("bob", password="pw-bob")
-        cls.maintainer = make_user("maintainer", password="pw-maintainer", is_staff=True)
+        cls.maintainer = make_user(
+            "maintainer", password="pw-maintainer", is_staff=True, is_superuser=True
+        )
         cls.model_a = make_model("model-a", organisation="Org A", owner=cls.alice)
         cls.model_b = make_model(
             "model-b", organisation="Org B", kind=ModelUnderTest.Kind.AGENT, owner=cls.bob

@@ -34,6 +34,13 @@ def test_a_spec_uploaded_through_the_form_is_scored_to_the_end(browser, live_ser
 
     browser.get(live_server.url + "/")
     browser.find_element("link text", "Submit a spec").click()
+    # Submitting needs an account: sign up on the way, and land back on the form.
+    browser.find_element("link text", "create an account").click()
+    wait_for(browser, "#signup-form")
+    browser.find_element("id", "id_username").send_keys("browser-user")
+    browser.find_element("id", "id_password1").send_keys("a long browser password")
+    browser.find_element("id", "id_password2").send_keys("a long browser password")
+    browser.find_element("css selector", "#signup-form button[type=submit]").click()
     wait_for(browser, "form.submit-form")
     Select(browser.find_element("id", "id_task")).select_by_value("spin")
     browser.find_element("id", "id_new_model_name").send_keys("Browser Model")
@@ -56,6 +63,7 @@ def test_a_spec_uploaded_through_the_form_is_scored_to_the_end(browser, live_ser
     wait_until(browser, lambda d: "/runs/" in d.current_url)
     run = Run.objects.get()
     assert run.spec_text == REFERENCE.read_text()
+    assert (run.submitter.username, run.model.owner.username) == ("browser-user", "browser-user")
     # The page follows the run (status.json) and reloads itself once the run has ended.
     wait_for(browser, "#run-status.status-finished, #run-status.status-failed", timeout=240)
     run.refresh_from_db()

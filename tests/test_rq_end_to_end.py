@@ -15,6 +15,7 @@ from evaluation.contracts import load_contract
 from leaderboard.importing import import_corpus, sync_task
 from leaderboard.models import InvariantResult, Run, WindowResult
 from leaderboard.queueing import QUEUE_NAME, job_id, queue_position
+from tests.base import make_user
 from tests.rq_worker import finish_worker, start_worker
 
 SPIN_SPEC = (
@@ -31,6 +32,7 @@ def test_an_uploaded_spin_spec_is_scored_by_an_rq_worker(rq_redis, client, tmp_p
     task, _ = sync_task(contract)
     corpus = import_corpus(task, contract, Path(settings.SYSMOBENCH_DATA_DIR))
 
+    client.force_login(make_user("end-to-end"))
     response = client.post(
         reverse("submit"),
         {
