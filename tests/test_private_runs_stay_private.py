@@ -16,7 +16,6 @@ from tests.base import (
     WorldTestCase,
     make_action_result,
     make_invariant_result,
-    make_phase_result,
     make_run,
     make_window_result,
 )
