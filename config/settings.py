@@ -130,6 +130,15 @@ SCORING_STALE_AFTER_SECONDS = env_int("SCORING_STALE_AFTER_SECONDS", 3600)
 # Accounts (Django's auth). No e-mail is sent today; EMAIL_BACKEND is where a password-reset
 # flow would plug in.
 LOGIN_URL = "login"
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": f"django.contrib.auth.password_validation.{name}"}
+    for name in (
+        "UserAttributeSimilarityValidator",
+        "MinimumLengthValidator",
+        "CommonPasswordValidator",
+        "NumericPasswordValidator",
+    )
+]
 LOGIN_REDIRECT_URL = "my_runs"
 LOGOUT_REDIRECT_URL = "leaderboard"
 EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
