@@ -1,9 +1,13 @@
 """Accounts with Django's auth: sign up, sign in and out, change the password, and the navigation
 that follows who is signed in."""
 
+import re
+
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
+from leaderboard.models import ApiToken
+from leaderboard.tokens import verify_token
 from tests.base import WorldTestCase, make_run
 
 PASSWORD = "a long pass phrase"
@@ -80,3 +84,15 @@ class AccountTest(WorldTestCase):
         self.assertContains(page, f'href="/runs/{mine.pk}/"')
         self.assertNotContains(page, f'href="/runs/{theirs.pk}/"')
         self.assertEqual(list(page.context["models"]), [self.model_a])
+
+    def test_a_user_makes_an_api_token_sees_it_once_and_revokes_it(self):
+        self.client.force_login(self.alice)
+        page = self.client.post(reverse("token_create"), {"name": "laptop"})
+        raw = re.search(r"<code>(smb_[^<]+)</code>", page.content.decode()).group(1)
+        self.assertEqual(verify_token(raw), self.alice)
+        again = self.client.get(reverse("my_runs"))
+        self.assertContains(again, "laptop")
+        self.assertNotContains(again, raw)
+        token = ApiToken.objects.get(user=self.alice)
+        self.client.post(reverse("token_revoke", args=[token.pk]))
+        self.assertIsNone(verify_token(raw))

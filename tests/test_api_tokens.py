@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.test import Client
 from django.urls import reverse
 
@@ -44,6 +44,10 @@ class TokenTest(WorldTestCase):
         self.user.is_active = False
         self.user.save()
         self.assertIsNone(verify_token(raw))
+
+    def test_the_command_says_how_to_create_a_missing_user(self):
+        with self.assertRaisesMessage(CommandError, "no user named 'carol': create one with"):
+            call_command("create_api_token", "carol", "laptop")
 
     def test_the_command_prints_a_working_token_once(self):
         out, err = io.StringIO(), io.StringIO()

@@ -10,7 +10,7 @@ import json
 
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from leaderboard.models import ModelUnderTest, Run
+from leaderboard.models import ApiToken, ModelUnderTest, Run
 from leaderboard.tokens import create_token
 from tests.base import (
     WorldTestCase,
@@ -131,6 +131,12 @@ class PrivateRunTest(WorldTestCase):
         response = self.client.get(url, HTTP_AUTHORIZATION=f"Bearer {bob_token}")
         self.assertEqual(response.json()["spec_text"], SPEC)
 
+    def test_another_account_cannot_revoke_the_owner_s_token(self):
+        _, token = create_token(self.bob, "ci")
+        self.client.post(reverse("token_revoke", args=[token.pk]))
+        self.assertTrue(ApiToken.objects.filter(pk=token.pk).exists())
+        self.assertNotContains(self.client.get(reverse("my_runs")), 'id="token-list"')
+
     def test_another_account_cannot_publish_it(self):
         response = self.client.post(reverse("run_publish", args=[self.secret.pk]))
         self.assertEqual(response.status_code, 404)
@@ -199,7 +205,7 @@ def test_every_url_of_the_site_is_covered_here():
         "methodology", "run_detail", "window_detail", "run_publish", "run_status",
         "run_export_json", "run_export_csv", "submit", "compare", "api_runs", "api_run",
         "api_leaderboard", "signup", "login", "logout", "password_change",
-        "password_change_done", "my_runs",
+        "password_change_done", "my_runs", "token_create", "token_revoke",
     }  # fmt: skip
     site = {
         name

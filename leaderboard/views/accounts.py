@@ -1,15 +1,20 @@
 """Accounts: sign-up, sign-in and out, password change (Django's auth), and "my runs"."""
 
+from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_POST
 
 from leaderboard.forms_accounts import SignUpForm
-from leaderboard.models import ModelUnderTest, Run
+from leaderboard.models import ApiToken, ModelUnderTest, Run
 from leaderboard.ratelimit import limit_posts
 from leaderboard.submissions import quota_status
+from leaderboard.tokens import create_token
+
+MAX_TOKENS_PER_USER = 10
 
 
 def _next_url(request) -> str:
@@ -41,11 +46,32 @@ password_change_done = auth_views.PasswordChangeDoneView.as_view()
 
 
 @login_required
-def my_runs(request):
-    runs = Run.objects.owned_by(request.user).for_board_page()
+def my_runs(request, new_token: str = ""):
     context = {
-        "runs": runs,
+        "runs": Run.objects.owned_by(request.user).for_board_page(),
         "models": ModelUnderTest.objects.filter(owner=request.user),
         "quota": quota_status(request.user),
+        "tokens": ApiToken.objects.filter(user=request.user).order_by("created_at"),
+        "new_token": new_token,
     }
     return render(request, "registration/my_runs.html", context)
+
+
+@require_POST
+@login_required
+def token_create(request):
+    if ApiToken.objects.filter(user=request.user).count() >= MAX_TOKENS_PER_USER:
+        messages.error(request, f"You have {MAX_TOKENS_PER_USER} tokens; revoke one first.")
+        return redirect("my_runs")
+    name = (request.POST.get("name") or "").strip()[:100] or "web"
+    raw, _ = create_token(request.user, name)
+    # Rendered, not redirected: the raw token is shown this once and stored nowhere.
+    return my_runs(request, new_token=raw)
+
+
+@require_POST
+@login_required
+def token_revoke(request, pk: int):
+    ApiToken.objects.filter(user=request.user, pk=pk).delete()
+    messages.success(request, "Token revoked: scripts using it get 401 from now on.")
+    return redirect("my_runs")

@@ -16,7 +16,10 @@ class Command(BaseCommand):
     def handle(self, *args, username, name, **options):
         user = get_user_model().objects.filter(username=username).first()
         if user is None:
-            raise CommandError(f"no user named {username!r}")
+            raise CommandError(
+                f"no user named {username!r}: create one with `manage.py createsuperuser` (a "
+                "maintainer) or on the site's sign-up page (/accounts/signup/)"
+            )
         raw, _ = create_token(user, name)
         self.stderr.write("Store this token now: it is not shown again.")
         self.stdout.write(raw)
