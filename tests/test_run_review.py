@@ -2,6 +2,9 @@
 until a maintainer approves it in the admin; a rejection takes it off the site with a reason the
 submitter reads. A published (reported) figure is superseded only by an approved run."""
 
+import io
+
+from django.core.management import call_command
 from django.urls import reverse
 from django.utils import timezone
 
@@ -160,3 +163,11 @@ class AdminReviewTest(WorldTestCase):
     def test_the_review_fields_cannot_be_edited_by_hand(self):
         page = self.client.get(reverse("admin:leaderboard_run_change", args=[self.run.pk]))
         self.assertNotIn("review", page.context["adminform"].form.fields)
+
+
+class OperatorSampleTest(WorldTestCase):
+    def test_the_demo_sample_queued_by_the_operator_needs_no_review(self):
+        with self.captureOnCommitCallbacks(execute=False) as callbacks:
+            call_command("submit_sample", "--task", "spin", stdout=io.StringIO())
+        run = Run.objects.get(model__slug="demo-reference-specs")
+        self.assertEqual((run.review, run.model.owner, len(callbacks)), ("approved", None, 1))
