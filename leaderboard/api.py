@@ -76,12 +76,12 @@ def _create_run(request):
         return JsonResponse({"error": "The body must be a JSON object."}, status=400)
     data = {k: payload[k] for k in API_FIELDS if isinstance(payload.get(k), str)}
     form = SubmitForm(data, user=request.api_user)
-    if not form.is_valid():
+    run = form.is_valid() and submit(form, request.api_user)
+    if not run:
         errors = {field: [str(e) for e in errs] for field, errs in form.errors.items()}
         return JsonResponse(
             {"error": "The upload did not pass lint.", "fields": errors}, status=400
         )
-    run = submit(form, request.api_user)
     body = {"id": run.pk, "status": run.status, "urls": _links(request, run)}
     return JsonResponse(body, status=201)
 

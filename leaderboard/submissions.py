@@ -13,7 +13,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from leaderboard.models import Run
@@ -65,16 +65,23 @@ def quota_status(user) -> dict:
     }
 
 
-def submit(form, user) -> Run:
+def submit(form, user) -> Run | None:
     """Create and queue the run of a valid SubmitForm for `user`, within the quotas.
 
-    Raises Limited (nothing saved) when a quota is full.
+    Raises Limited (nothing saved) when a quota is full. Returns None, with the error added to
+    the form, when another account took the new model's name a moment earlier.
     """
-    with transaction.atomic():
-        # select_for_update is a no-op on SQLite, whose IMMEDIATE transactions (config/env.py)
-        # serialise the whole block instead.
-        get_user_model().objects.select_for_update().filter(pk=user.pk).first()
-        check_quota(user)
-        run = form.save(submitter=user)
-        enqueue_run(run)
+    try:
+        with transaction.atomic():
+            # select_for_update is a no-op on SQLite, whose IMMEDIATE transactions (config/env.py)
+            # serialise the whole block instead.
+            get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+            check_quota(user)
+            run = form.save(submitter=user)
+            enqueue_run(run)
+    except IntegrityError:
+        # The only unique field a submission writes is the new model's slug.
+        form.add_error("new_model_name", "A model of this name was created a moment ago by "
+                       "another account: choose another name.")  # fmt: skip
+        return None
     return run

@@ -7,10 +7,15 @@ when a URL is added without being listed here.
 """
 
 import json
+from pathlib import Path
 
+import pytest
+from django.conf import settings
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
+from leaderboard.forms import SubmitForm
 from leaderboard.models import ApiToken, ModelUnderTest, Run
+from leaderboard.submissions import submit
 from leaderboard.tokens import create_token
 from tests.base import (
     WorldTestCase,
@@ -21,6 +26,7 @@ from tests.base import (
 )
 
 MARKER = "BOBS_PRIVATE_SPEC_3f9c"
+REFERENCE = Path(settings.TASKS_DATA_DIR) / "spin" / "reference" / "spin.tla"
 SPEC = f"---- MODULE spin ----\n\\* {MARKER}\nVARIABLES lockState, pc\n====\n"
 FULL = {"syntax": 1.0, "runtime": 1.0, "conformance": 1.0, "invariant": 1.0}
 ADMIN_URLS = ("admin/", "django-rq/")
@@ -213,3 +219,16 @@ def test_every_url_of_the_site_is_covered_here():
         if not route.startswith(ADMIN_URLS) and name
     }
     assert site == covered
+
+
+@pytest.mark.tla
+class NameRaceTest(WorldTestCase):
+    def test_a_model_name_taken_between_the_check_and_the_save_is_a_form_error(self):
+        data = {"task": "spin", "new_model_name": "Fresh", "new_model_organisation": "O",
+                "spec_text": REFERENCE.read_text()}  # fmt: skip
+        form = SubmitForm(data, user=self.alice)
+        self.assertTrue(form.is_valid(), form.errors)
+        ModelUnderTest.objects.create(slug="fresh", name="Fresh", organisation="B", owner=self.bob)
+        self.assertIsNone(submit(form, self.alice))
+        self.assertIn("created a moment ago", form.errors["new_model_name"][0])
+        self.assertFalse(Run.objects.exists())

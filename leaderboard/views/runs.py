@@ -100,8 +100,9 @@ def submit(request):
         form = SubmitForm(request.POST, request.FILES, user=request.user)
         try:
             submissions.check_quota(request.user)  # before the lint, which is the costly part
-            if form.is_valid():
-                return redirect(submissions.submit(form, request.user))
+            run = form.is_valid() and submissions.submit(form, request.user)
+            if run:
+                return redirect(run)
         except Limited as limited:
             return too_many_requests(request, limited)
     else:
