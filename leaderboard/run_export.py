@@ -67,6 +67,8 @@ def run_as_dict(run) -> dict:
         "status": run.status,
         "provenance": run.provenance,
         "source": run.source,
+        "submitter": run.submitter.get_username() if run.submitter else None,
+        "review": run.review,
         "overall": run.overall,
         "failure_reason": run.failure_reason,
         "created_at": run.created_at.isoformat(),

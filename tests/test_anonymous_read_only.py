@@ -60,6 +60,10 @@ class AnonymousVisitorTest(WorldTestCase):
         self.assertContains(page, "<strong>on the board</strong>", html=False)
         self.assertNotContains(page, "publish-button")
 
+    def test_the_run_export_names_the_submitter_and_the_review_state(self):
+        body = self.client.get(reverse("run_export_json", args=[self.public_run.pk])).json()
+        self.assertEqual((body["submitter"], body["review"]), ("alice", "approved"))
+
     def test_the_submit_page_asks_for_an_account_and_shows_no_form(self):
         page = self.client.get(reverse("submit"), {"from": self.public_run.pk})
         self.assertContains(page, "Submitting needs an account")

@@ -4,11 +4,14 @@ only counts when the site is configured to sit behind that many proxies."""
 
 import json
 
+import pytest
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.test import override_settings
 from django.urls import reverse
+from redis import Redis
 
+from config.env import cache_from_url
 from leaderboard.ratelimit import Limited, hit
 from tests.base import WorldTestCase
 
@@ -94,3 +97,17 @@ class RateLimitTest(WorldTestCase):
         with self.assertRaises(Limited) as raised:
             hit("login", "10.0.0.1", (1, 2))
         self.assertIn(raised.exception.retry_after, (1, 2))
+
+
+@pytest.mark.redis
+def test_the_limits_hold_on_a_redis_cache_shared_by_web_processes(rq_redis, settings):
+    """With CACHE_URL on Redis, the counters are Redis keys: every process counts against them."""
+    settings.CACHES = {"default": cache_from_url(rq_redis)}
+    for _ in range(3):
+        hit("upload", "10.0.0.1", (3, HOUR))
+    with pytest.raises(Limited) as raised:
+        hit("upload", "10.0.0.1", (3, HOUR))
+    assert 0 < raised.value.retry_after <= HOUR
+    hit("upload", "10.0.0.2", (3, HOUR))  # another address has its own count
+    keys = Redis.from_url(rq_redis).keys("*ratelimit:upload:*")
+    assert len(keys) == 2
