@@ -271,10 +271,6 @@ class Run(models.Model):
         self.refresh_from_db()
         self._drop_cached_board()
 
-    @property
-    def is_private(self) -> bool:
-        return self.review in {self.Review.PRIVATE, self.Review.REJECTED}
-
     def weighted_score(self) -> float:
         """This run's cell score under the official weights, by the board's one rule."""
         results = list(self.phase_results.all())

@@ -81,7 +81,9 @@ def submit(form, user) -> Run | None:
             enqueue_run(run)
     except IntegrityError:
         # The only unique field a submission writes is the new model's slug.
-        form.add_error("new_model_name", "A model of this name was created a moment ago by "
-                       "another account: choose another name.")  # fmt: skip
+        message = (
+            "A model of this name was created a moment ago by another account: choose another name."
+        )
+        form.add_error("new_model_name", message)
         return None
     return run
