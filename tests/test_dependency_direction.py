@@ -174,7 +174,8 @@ LAYERS = (
                    "leaderboard.apps", "leaderboard", "config.settings", "config.env", "config")),
     ("site services", ("leaderboard.",)),
     ("site entry points", ("leaderboard.views", "leaderboard.api", "leaderboard.urls",
-                           "leaderboard.urls_board", "leaderboard.urls_runs", "leaderboard.admin",
+                           "leaderboard.urls_board", "leaderboard.urls_runs",
+                           "leaderboard.urls_accounts", "leaderboard.admin",
                            "leaderboard.management", "config.urls", "config.wsgi", "config.asgi")),
 )  # fmt: skip
 
