@@ -15,7 +15,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
 from leaderboard.forms import SubmitForm
-from leaderboard.models import Run
+from leaderboard.models import ReviewError, Run
 from leaderboard.queueing import queue_position
 from leaderboard.ratelimit import Limited, limit_posts, too_many_requests
 from leaderboard.run_export import run_as_dict, run_summary
@@ -95,6 +95,18 @@ def run_detail(request, pk: int):
     body = {**run_as_dict(run), "progress": run_summary(run, position)}
     body["urls"] = _links(request, run)
     return JsonResponse(body)
+
+
+@require_POST
+@token_required
+def publish_run(request, pk: int):
+    """Publish one of the token's user's finished runs (as the button on its page does)."""
+    run = get_object_or_404(Run.objects.owned_by(request.api_user), pk=pk)
+    try:
+        run.publish(by=request.api_user)
+    except ReviewError as error:
+        return JsonResponse({"error": str(error), "review": run.review}, status=409)
+    return JsonResponse({"id": run.pk, "review": run.review, "urls": _links(request, run)})
 
 
 @require_GET

@@ -14,5 +14,6 @@ urlpatterns = [
     path("compare/", runs.compare, name="compare"),
     path("api/v1/runs", api.create_run, name="api_runs"),
     path("api/v1/runs/<int:pk>", api.run_detail, name="api_run"),
+    path("api/v1/runs/<int:pk>/publish", api.publish_run, name="api_run_publish"),
     path("api/v1/leaderboard", api.leaderboard, name="api_leaderboard"),
 ]

@@ -146,6 +146,10 @@ class PrivateRunTest(WorldTestCase):
     def test_another_account_cannot_publish_it(self):
         response = self.client.post(reverse("run_publish", args=[self.secret.pk]))
         self.assertEqual(response.status_code, 404)
+        token, _ = create_token(self.alice, "ci")
+        response = self.client.post(reverse("api_run_publish", args=[self.secret.pk]),
+                                    HTTP_AUTHORIZATION=f"Bearer {token}")  # fmt: skip
+        self.assertEqual(response.status_code, 404)
         self.secret.refresh_from_db()
         self.assertEqual(self.secret.review, Run.Review.PRIVATE)
 
@@ -210,6 +214,7 @@ def test_every_url_of_the_site_is_covered_here():
         "leaderboard", "leaderboard_export", "model_detail", "task_list", "task_detail",
         "methodology", "run_detail", "window_detail", "run_publish", "run_status",
         "run_export_json", "run_export_csv", "submit", "compare", "api_runs", "api_run",
+        "api_run_publish",
         "api_leaderboard", "signup", "login", "logout", "password_change",
         "password_change_done", "my_runs", "token_create", "token_revoke",
     }  # fmt: skip

@@ -9,6 +9,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from leaderboard.models import ModelUnderTest, ReviewError, Run
+from leaderboard.tokens import create_token
 from tests.base import WorldTestCase, make_run
 
 FULL = {"syntax": 1.0, "runtime": 1.0, "conformance": 1.0, "invariant": 1.0}
@@ -50,6 +51,14 @@ class ReviewTest(WorldTestCase):
         self.run.approve(self.maintainer)
         self.assertEqual(self.board_runs(), {"model-a": {"spin": (self.run.pk, "verified")}})
         self.assertContains(self.client.get(self.run.get_absolute_url()), "on the board")
+
+    def test_the_owner_s_token_publishes_it_through_the_api_once(self):
+        token, _ = create_token(self.alice, "ci")
+        url = reverse("api_run_publish", args=[self.run.pk])
+        response = self.client.post(url, HTTP_AUTHORIZATION=f"Bearer {token}")
+        self.assertEqual((response.status_code, response.json()["review"]), (200, "pending"))
+        again = self.client.post(url, HTTP_AUTHORIZATION=f"Bearer {token}")
+        self.assertEqual((again.status_code, again.json()["review"]), (409, "pending"))
 
     def test_a_run_still_being_scored_cannot_be_published(self):
         self.run.status = Run.Status.RUNNING
