@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, field
-from functools import lru_cache
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import yaml
 
+from evaluation.adapter_check import syntax_problems
 from evaluation.scoring import PHASES
+from evaluation.tla.snippets import definition_name, expression_parses
+from evaluation.tla.splitter import list_module
 
 TASKS_DATA_DIR = Path(__file__).resolve().parent.parent / "tasks_data"
 
@@ -184,52 +186,6 @@ class Contract:
 
     def budget(self, phase: str, key: str, default=None):
         return self.budgets.get(phase, {}).get(key, default)
-
-
-# ---------------------------------------------------------------------------------------------
-# TLA+ snippets are checked with tree-sitter-tlaplus: it parses without resolving names, which is
-# what a contract needs (names are resolved later by SANY against a real spec).
-
-
-@lru_cache(maxsize=1)
-def _parser():
-    import warnings
-
-    import tree_sitter
-    import tree_sitter_tlaplus
-
-    # tree-sitter-tlaplus 1.5 hands over its grammar as an int pointer, which tree-sitter 0.26
-    # still accepts but warns about.
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        language = tree_sitter.Language(tree_sitter_tlaplus.language())
-    return tree_sitter.Parser(language)
-
-
-def _parse_units(text: str):
-    """Parse `text` as the body of a module; returns the unit nodes, or None on a syntax error."""
-    source = f"---- MODULE Snippet ----\n{text}\n====\n".encode()
-    tree = _parser().parse(source)
-    if tree.root_node.has_error:
-        return None
-    module = tree.root_node.children[0]
-    skip = ("header_line", "identifier", "double_line", "single_line", "comment", "block_comment")
-    return [c for c in module.named_children if c.type not in skip]
-
-
-def definition_name(text: str) -> str | None:
-    """The name a single `Name == expr` definition defines, or None if it is not exactly that."""
-    units = _parse_units(text)
-    if not units or len(units) != 1 or units[0].type != "operator_definition":
-        return None
-    name = units[0].child_by_field_name("name")
-    return name.text.decode() if name is not None else None
-
-
-def expression_parses(expr: str) -> bool:
-    if not expr.strip():
-        return False
-    return definition_name(f"AdapterExpr__ == {expr}") == "AdapterExpr__"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -563,7 +519,9 @@ def _traces(r: _Reader, data: dict) -> tuple[Traces | None, str]:
 # ---------------------------------------------------------------------------------------------
 # Adapters
 
-ADAPTER_KEYS = ("variables", "actions", "actors", "constants")
+ADAPTER_KEYS = ("variables", "actions", "actors", "constants", "model_values", "behaviour")
+ADAPTER_KEYS += ("values", "state")
+BEHAVIOUR_KEYS = ("specification", "init", "next")
 
 
 @dataclass(frozen=True)
@@ -573,6 +531,17 @@ class Adapter:
     actors: dict[str, str] = field(default_factory=dict)
     constants: dict[str, str] = field(default_factory=dict)
     identity: bool = False
+    # Model values the constants use (declared by each generated module, `m = m` in its cfg).
+    model_values: tuple[str, ...] = ()
+    # The spec's own operator names for its behaviour (`specification`, `init`, `next`).
+    behaviour: dict[str, str] = field(default_factory=dict)
+    # Contract value (TLA+ literal text, e.g. `"1"`) -> the spec's value (`s1`, `1`).
+    values: dict[str, str] = field(default_factory=dict)
+    # Spec variable -> expression building its pre-state from the window's observed state
+    # (`obs.<schema var>`), for state the spec keeps and the traces do not show.
+    state: dict[str, str] = field(default_factory=dict)
+    # Entries of a submitter's cfg the scorer did not use, with the reason.
+    ignored: tuple = ()
 
     @classmethod
     def identity_for(cls, contract: Contract) -> Adapter:
@@ -583,8 +552,16 @@ class Adapter:
         )
 
     def actor_expr(self, actor: str) -> str:
-        """The TLA+ value of a trace actor id in the spec's value space (default: the string)."""
-        return self.actors.get(actor, '"' + actor.replace("\\", "\\\\").replace('"', '\\"') + '"')
+        """The TLA+ value `actor` is bound to: the `actors` entry, else the trace's own string
+        (a contract value; an action mapping translates it with `ToSpec(actor)`)."""
+        literal = '"' + actor.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        return self.actors.get(actor, literal)
+
+    def init_name(self) -> str:
+        return self.behaviour.get("init") or "Init"
+
+    def next_name(self) -> str:
+        return self.behaviour.get("next") or "Next"
 
 
 def identity_action(name: str, action: TargetAction) -> str:
@@ -651,14 +628,127 @@ def parse_adapter(text: str | None, contract: Contract, file: str = "adapter") -
             r.fail(f"constants.{name}", "is pinned by the contract and cannot be overridden")
         r.identifier(name, f"constants.{name}")
         constants[name] = r.tla(_text(value), f"constants.{name}")
-    same = variables == identity.variables and actions == identity.actions
-    return Adapter(
+    model_values = tuple(
+        r.identifier(_text(m), f"model_values[{i}]")
+        for i, m in enumerate(_list(r, data.get("model_values"), "model_values"))
+    )
+    behaviour = {
+        k: r.identifier(_text(v), f"behaviour.{k}")
+        for k, v in r.mapping(data.get("behaviour") or {}, "behaviour", (), BEHAVIOUR_KEYS).items()
+    }
+    values = {
+        _literal(r, k): r.tla(_text(v), f"values.{k}")
+        for k, v in r.mapping(data.get("values") or {}, "values").items()
+    }
+    state = {
+        r.identifier(k, f"state.{k}"): r.tla(_text(v), f"state.{k}")
+        for k, v in r.mapping(data.get("state") or {}, "state").items()
+    }
+    adapter = Adapter(
         variables=variables,
         actions=actions,
         actors=actors,
         constants=constants,
-        identity=same and not actors and not constants,
+        model_values=model_values,
+        behaviour=behaviour,
+        values=values,
+        state=state,
     )
+    problems = syntax_problems(adapter, _key_lines(text))
+    if problems:
+        raise ContractError(f"{file}: " + "; ".join(problems))
+    return replace(adapter, identity=_is_identity(adapter, identity))
+
+
+def _is_identity(adapter: Adapter, identity: Adapter) -> bool:
+    same = adapter.variables == identity.variables and adapter.actions == identity.actions
+    extras = (adapter.actors, adapter.constants, adapter.model_values, adapter.behaviour)
+    return same and not any(extras) and not adapter.values and not adapter.state
+
+
+def _list(r: _Reader, value, where: str) -> list:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        r.fail(where, "must be a list")
+    return value
+
+
+def _literal(r: _Reader, key) -> str:
+    """A `values` key: a contract value as TLA+ text. YAML numbers and booleans are TLA+ ones;
+    any YAML string (`"1"` as well as `n1`) is the TLA+ string with that spelling."""
+    if isinstance(key, bool) or isinstance(key, int):
+        return _text(key)
+    text = str(key)
+    if text.startswith('"'):
+        return text
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _key_lines(text: str) -> dict[tuple[str, str], int]:
+    """(section, key) -> 1-based line in the adapter YAML, for error messages."""
+    try:
+        root = yaml.compose(text)
+    except yaml.YAMLError:
+        return {}
+    out: dict[tuple[str, str], int] = {}
+    if not isinstance(root, yaml.MappingNode):
+        return out
+    for section, body in root.value:
+        if isinstance(body, yaml.MappingNode):
+            for key, value in body.value:
+                out[(str(section.value), str(key.value))] = value.start_mark.line + 1
+    return out
+
+
+def adapter_with_cfg(adapter: Adapter, cfg, contract: Contract, spec_text: str) -> Adapter:
+    """The adapter completed from a submitter's parsed TLC cfg (`evaluation.tlc_cfg`).
+
+    Constant assignments the contract does not pin become the adapter's (the adapter's own win);
+    `C <- Op` becomes the constant `Op` (the spec's own definition); SPECIFICATION/INIT/NEXT name
+    the behaviour. Everything else is recorded in `ignored` with the reason.
+    """
+    listing = list_module(spec_text)
+    declared = set(listing.constants)
+    if isinstance(contract, dict) or contract is None:
+        pinned = (contract or {}).get("constants") or {}
+    else:
+        pinned = contract.constants
+    ignored = list(adapter.ignored) + list(cfg.ignored)
+    constants = dict(adapter.constants)
+    used_values: set[str] = set()
+    assigned = {**cfg.constants, **cfg.substitutions}
+    for name, value in assigned.items():
+        entry = f"{name} {'<-' if name in cfg.substitutions else '='} {value}"
+        if name in pinned:
+            ignored.append({"entry": entry, "reason": f"the task contract pins {name}"})
+        elif name not in declared:
+            ignored.append({"entry": entry, "reason": f"the spec declares no constant {name}"})
+        elif name in constants:
+            ignored.append({"entry": entry, "reason": "the adapter assigns it"})
+        else:
+            constants[name] = value
+            if name in cfg.constants:
+                used_values.update(_names_in(value))
+    from_cfg = [m for m in cfg.model_values if m in used_values]
+    model_values = tuple(dict.fromkeys(list(adapter.model_values) + from_cfg))
+    behaviour = dict(adapter.behaviour)
+    for key in BEHAVIOUR_KEYS:
+        given = getattr(cfg, key)
+        if given and key not in behaviour:
+            behaviour[key] = given
+    return replace(
+        adapter,
+        constants=constants,
+        model_values=model_values,
+        behaviour=behaviour,
+        ignored=tuple(ignored),
+        identity=False,
+    )
+
+
+def _names_in(value: str) -> set[str]:
+    return set(re.findall(r"(?<![\w\"])([A-Za-z0-9_]*[A-Za-z][A-Za-z0-9_]*)", value))
 
 
 def _text(value) -> str:

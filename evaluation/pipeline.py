@@ -23,11 +23,13 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+import traceback
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
 from evaluation import lint as spec_lint
-from evaluation.contracts import Adapter, Contract
+from evaluation.adapter_check import spec_problems
+from evaluation.contracts import Adapter, Contract, adapter_with_cfg
 from evaluation.phases import conformance, invariants, runtime, syntax
 from evaluation.results import PhaseOutcome
 from evaluation.scoring import NOT_APPLICABLE, PHASE_WEIGHTS, PHASES
@@ -38,12 +40,14 @@ from evaluation.tla import tools
 # killed worker left behind.
 from evaluation.tla.messages import lines_in  # noqa: F401
 from evaluation.tla.sandbox import sweep_abandoned_run_dirs  # noqa: F401
+from evaluation.tlc_cfg import CfgError, parse_cfg
 
 SCORER_VERSION = "1.0.0"
 
 
 class PhaseCrashed(RuntimeError):
-    """A phase raised instead of returning an outcome: a scorer bug or a broken environment."""
+    """Kept for callers that still catch it; `score_spec` no longer raises it: a phase that
+    raises becomes an `error` outcome (see `crashed_outcome`) and the run goes on."""
 
     def __init__(self, phase: str, error: BaseException):
         super().__init__(f"internal error in the {phase} phase: {type(error).__name__}: {error}")
@@ -100,6 +104,43 @@ def select_phases(names) -> list[str]:
     return [p for p in PHASES if p in chosen]
 
 
+def complete_adapter(
+    adapter: Adapter, contract: Contract, spec_text: str, cfg_text: str | None
+) -> Adapter:
+    """The adapter with the submitter's cfg merged in (raises `CfgError` on a cfg that cannot
+    be read: that is bad input, to be refused at upload, not a phase verdict)."""
+    if not cfg_text or not cfg_text.strip():
+        return adapter
+    return adapter_with_cfg(adapter, parse_cfg(cfg_text), contract, spec_text)
+
+
+def cfg_problem(cfg_text: str | None) -> str:
+    """Why a submitter's cfg cannot be read ("" when it can), for the upload lint and the CLI."""
+    try:
+        parse_cfg(cfg_text or "")
+    except CfgError as exc:
+        return str(exc)
+    return ""
+
+
+def adapter_problems(adapter: Adapter, spec_text: str) -> list[str]:
+    """Why an adapter cannot be used with this spec (its action mappings must call the spec's
+    own actions), for the upload lint; conformance refuses the same adapter with the same text."""
+    return spec_problems(adapter, spec_text)
+
+
+def crashed_outcome(phase: str, error: BaseException) -> PhaseOutcome:
+    """A phase that raised: status `error`, score 0, the reason on the run page. A scorer bug
+    must never take the other phases' verdicts down with it."""
+    reason = f"internal error in the {phase} phase: {type(error).__name__}: {error}"
+    details = {
+        "error": reason,
+        "internal": True,
+        "traceback": traceback.format_exception(type(error), error, error.__traceback__)[-6:],
+    }
+    return PhaseOutcome(phase=phase, status="error", score=0.0, details=details)
+
+
 def score_spec(
     spec_text: str,
     contract: Contract,
@@ -112,15 +153,17 @@ def score_spec(
     """Score one spec through `phases` (all four by default); `on_phase(outcome)` as each one
     finishes. Only a full run has an overall and a fingerprint."""
     chosen = select_phases(phases)
-    adapter = adapter or Adapter.identity_for(contract)
+    adapter = complete_adapter(
+        adapter or Adapter.identity_for(contract), contract, spec_text, cfg_text
+    )
     outcomes: dict[str, PhaseOutcome] = {}
 
     def record(phase: str, compute: Callable[[], PhaseOutcome]) -> PhaseOutcome:
         started = time.monotonic()
         try:
             outcome = compute()
-        except Exception as exc:
-            raise PhaseCrashed(phase, exc) from exc
+        except Exception as exc:  # noqa: BLE001 - no phase may abort the run
+            outcome = crashed_outcome(phase, exc)
         if not outcome.duration_seconds:
             outcome.duration_seconds = round(time.monotonic() - started, 3)
         outcomes[phase] = outcome
@@ -141,7 +184,9 @@ def score_spec(
         if gate:
             record("runtime", lambda: skipped("runtime", gate))
         else:
-            p2 = record("runtime", lambda: runtime.check_runtime(spec_text, contract, cfg_text))
+            p2 = record(
+                "runtime", lambda: runtime.check_runtime(spec_text, contract, adapter=adapter)
+            )
             if not runtime.runtime_passed(p2):
                 gate = (
                     "no action of Next fired without an error (P2 = 0)"
@@ -204,6 +249,7 @@ def fingerprint(
         "windows_sha256": windows_hash(windows),
         "window_count": len(windows),
         "adapter": "identity" if adapter.identity else "custom",
+        "cfg_ignored": list(adapter.ignored),
         "adapter_sha256": hashlib.sha256(adapter_text.encode()).hexdigest(),
         "tlc_flags": {
             "all": ["-tool", "-workers", "1"],

@@ -11,7 +11,9 @@ from typing import Literal
 
 PhaseName = Literal["syntax", "runtime", "conformance", "invariant"]
 PhaseStatus = Literal["ran", "skipped", "timeout", "error", "n/a"]
-WindowVerdict = Literal["pass", "fail", "error"]
+# `undecided`: no pre-state of the spec could be built for the window (not the spec's failure,
+# but never a pass either; see docs/ARCHITECTURE.md, P3).
+WindowVerdict = Literal["pass", "fail", "undecided", "error"]
 InvariantVerdict = Literal["holds", "violated", "timeout", "error"]
 
 

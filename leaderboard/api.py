@@ -31,6 +31,7 @@ API_FIELDS = (
     "new_model_kind",
     "spec_text",
     "adapter_text",
+    "cfg_text",
 )
 
 

@@ -41,6 +41,9 @@ class SubmitForm(forms.Form):
     spec_text = _pasted_text("…or paste the spec", rows=14)
     adapter_file = forms.FileField(required=False, label="Adapter file (.yaml, optional)")
     adapter_text = _pasted_text("…or paste the adapter", rows=6)
+    cfg_text = _pasted_text(
+        "Your TLC .cfg (optional: constants, model values, SPECIFICATION)", rows=4
+    )
 
     def __init__(self, *args, user, **kwargs):
         super().__init__(*args, **kwargs)
@@ -55,16 +58,19 @@ class SubmitForm(forms.Form):
         adapter = self._adapter_input(data)
         if spec is None or not data.get("task"):
             return data
-        result = lint_upload(spec, data["task"], adapter)
+        cfg = (data.get("cfg_text") or "").replace("\r\n", "\n")
+        result = lint_upload(spec, data["task"], adapter, cfg)
         if result.spec_text and spec_field == "spec_file":
             # Keep the upload on screen so a failed lint never costs the submitter their text.
             self.data = self.data.copy()
             self.data["spec_text"] = result.spec_text
         for key, messages in result.errors.items():
-            target = {"spec": spec_field, "adapter": "adapter_text"}.get(key, key)
+            target = {"spec": spec_field, "adapter": "adapter_text", "cfg": "cfg_text"}.get(
+                key, key
+            )
             for message in messages:
                 self.add_error(target, message)
-        data["spec"], data["adapter"] = result.spec_text, adapter
+        data["spec"], data["adapter"], data["cfg"] = result.spec_text, adapter, cfg
         return data
 
     def _clean_model(self, data) -> None:
@@ -125,6 +131,7 @@ class SubmitForm(forms.Form):
             task=data["task"],
             spec_text=data["spec"],
             adapter_text=data["adapter"],
+            cfg_text=data["cfg"],
             status=Run.Status.QUEUED,
             provenance=Run.Provenance.VERIFIED,
             review=Run.Review.PRIVATE,
@@ -143,4 +150,5 @@ class SubmitForm(forms.Form):
             "model": run.model.slug if mine else None,
             "spec_text": run.spec_text,
             "adapter_text": run.adapter_text,
+            "cfg_text": run.cfg_text,
         }

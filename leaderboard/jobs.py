@@ -76,7 +76,14 @@ def evaluate_run(run_id: int) -> str:
 
     try:
         contract, adapter, windows = _load_inputs(run)
-        report = score_spec(run.spec_text, contract, windows, adapter=adapter, on_phase=on_phase)
+        report = score_spec(
+            run.spec_text,
+            contract,
+            windows,
+            adapter=adapter,
+            on_phase=on_phase,
+            cfg_text=run.cfg_text or None,
+        )
     except RunSetupError as exc:
         return _fail(run, str(exc))
     except PhaseCrashed as exc:

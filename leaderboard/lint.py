@@ -28,8 +28,9 @@ class LintResult:
         return not self.errors
 
 
-def lint_upload(spec: bytes | str, task, adapter_text: str = "") -> LintResult:
-    """Lint a spec (and optional adapter) for `task`; errors are keyed "task", "spec", "adapter"."""
+def lint_upload(spec: bytes | str, task, adapter_text: str = "", cfg_text: str = "") -> LintResult:
+    """Lint a spec (and optional adapter and TLC cfg) for `task`; errors are keyed "task",
+    "spec", "adapter", "cfg"."""
     result = LintResult()
     try:
         contract = load_contract(task.slug, settings.TASKS_DATA_DIR)
@@ -45,9 +46,15 @@ def lint_upload(spec: bytes | str, task, adapter_text: str = "") -> LintResult:
         result.add("spec", message)
     if adapter_text.strip():
         try:
-            parse_adapter(adapter_text, contract)
+            adapter = parse_adapter(adapter_text, contract)
         except ContractError as error:
             result.add("adapter", f"The adapter is not valid: {error}")
+        else:
+            for problem in pipeline.adapter_problems(adapter, text) if text else []:
+                result.add("adapter", f"The adapter is not valid: {problem}")
+    problem = pipeline.cfg_problem(cfg_text)
+    if problem:
+        result.add("cfg", f"The cfg cannot be read: {problem}")
     return result
 
 

@@ -117,6 +117,8 @@ class Run(models.Model):
     task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="runs")
     spec_text = models.TextField(blank=True)
     adapter_text = models.TextField(blank=True)
+    # The submitter's own TLC .cfg (constants, model values, SPECIFICATION), optional.
+    cfg_text = models.TextField(blank=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     failure_reason = models.TextField(blank=True)
     provenance = models.CharField(
@@ -340,6 +342,8 @@ class WindowResult(models.Model):
     class Verdict(models.TextChoices):
         PASS = "pass", "Pass"
         FAIL = "fail", "Fail"
+        # No pre-state of the spec could be built: not the spec's failure, never a pass.
+        UNDECIDED = "undecided", "Undecided"
         ERROR = "error", "Error"
 
     phase_result = models.ForeignKey(
@@ -352,7 +356,7 @@ class WindowResult(models.Model):
     pre_state = models.JSONField(default=dict)
     post_state = models.JSONField(default=dict)
     input = models.JSONField(null=True, blank=True)
-    verdict = models.CharField(max_length=5, choices=Verdict.choices)
+    verdict = models.CharField(max_length=10, choices=Verdict.choices)
     reason = models.TextField(blank=True)
     detail = models.JSONField(default=dict, blank=True)
 

@@ -87,11 +87,14 @@ class ApiTest(WorldTestCase):
             {
                 "task": "spin",
                 "model": "model-a",
-                "spec_text": GOOD.replace("MODULE spin", "MODULE x"),
+                "spec_text": GOOD.replace("EXTENDS TLC", "EXTENDS TLC, IOUtils"),
+                "cfg_text": "CONSTANTS\n  Threads",
             }
         )
         self.assertEqual(response.status_code, 400)
-        self.assertIn("named 'x'", response.json()["fields"]["spec_text"][0])
+        fields = response.json()["fields"]
+        self.assertIn("EXTENDS IOUtils is not allowed", fields["spec_text"][0])
+        self.assertIn("line 2: Threads has no value", fields["cfg_text"][0])
         self.assertEqual((Run.objects.count(), self.queued), (0, []))
 
     def test_an_unknown_task_is_a_field_error(self):

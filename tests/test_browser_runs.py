@@ -45,14 +45,16 @@ def test_a_spec_uploaded_through_the_form_is_scored_to_the_end(browser, live_ser
     Select(browser.find_element("id", "id_task")).select_by_value("spin")
     browser.find_element("id", "id_new_model_name").send_keys("Browser Model")
     browser.find_element("id", "id_new_model_organisation").send_keys("Test Org")
-    # First a slip: the pasted spec names the wrong module. The lint says so next to the field,
-    # queues nothing, and keeps everything typed.
-    wrong = REFERENCE.read_text().replace("MODULE spin", "MODULE spinlock")
+    # First a slip: the pasted spec extends a module that is not allowed. The lint says so next
+    # to the field, queues nothing, and keeps everything typed.
+    wrong = REFERENCE.read_text().replace(
+        "EXTENDS TLC, FiniteSets", "EXTENDS TLC, FiniteSets, IOUtils"
+    )
     browser.execute_script("document.getElementById('id_spec_text').value = arguments[0]", wrong)
     browser.find_element("id", "submit-button").click()
     error = wait_for(browser, "#errors-spec_text")
-    assert "requires MODULE spin" in error.text
-    assert "MODULE spinlock" in browser.find_element("id", "id_spec_text").get_attribute("value")
+    assert "EXTENDS IOUtils is not allowed" in error.text
+    assert "IOUtils" in browser.find_element("id", "id_spec_text").get_attribute("value")
     assert browser.find_element("id", "id_new_model_name").get_attribute("value") == "Browser Model"
     assert not Run.objects.exists()
     save_screenshot(browser, "run_upload_lint")

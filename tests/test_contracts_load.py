@@ -59,10 +59,14 @@ def test_every_invariant_template_is_defined_or_excluded_with_its_type(slug):
     )
     expected = {t["name"]: t["type"] for t in templates["invariants"]}
     contract = load_contract(slug)
-    covered = {inv.template: inv.kind for inv in contract.invariants}
+    # `template: added`: a property the benchmark's templates lack that a known bug violates
+    # (rwmutex's lost wake-up); it must say why in its note.
+    added = [inv for inv in contract.invariants if inv.template == "added"]
+    covered = {inv.template: inv.kind for inv in contract.invariants if inv not in added}
     covered.update({ex.name: ex.kind for ex in contract.excluded_invariants})
     assert covered == expected
-    assert all(inv.name == inv.template for inv in contract.invariants)
+    assert all(inv.name == inv.template for inv in contract.invariants if inv not in added)
+    assert all(inv.note for inv in added)
 
 
 @pytest.mark.parametrize("slug", SLUGS)

@@ -168,7 +168,8 @@ def test_the_checks_see_the_imports_they_police():
 LAYERS = (
     ("scorer foundations", ("evaluation.scoring", "evaluation.results", "evaluation.contracts",
                             "evaluation.tla", "evaluation.windows", "evaluation")),
-    ("scorer phases", ("evaluation.conformance", "evaluation.phases", "evaluation.lint")),
+    ("scorer phases", ("evaluation.conformance", "evaluation.phases", "evaluation.lint",
+                       "evaluation.adapter_text")),
     ("scorer entry", ("evaluation.pipeline",)),
     ("site data", ("leaderboard.models", "leaderboard.querysets", "leaderboard.board_cache",
                    "leaderboard.apps", "leaderboard", "config.settings", "config.env", "config")),

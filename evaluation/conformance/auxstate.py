@@ -46,16 +46,21 @@ def explored(plan: gen.Plan, spec_text: str, cases: list[Case], contract, budget
     depth = int(contract.budget("conformance", "depth", 4))
     cap = int(contract.budget("conformance", "max_states", 2000))
     states = explore(plan, spec_text, depth, cap, budget)
-    per_case, fallback = [], 0
-    for case in cases:
+    per_case, fallback, unmatched = [], 0, []
+    for ci, case in enumerate(cases):
         # 1-based: they index a TLA+ tuple.
         matching = [i for i, (_, p) in enumerate(states, 1) if _agrees(p, case.pre, plan)]
         if not matching:
             fallback += 1
+            unmatched.append(ci)
             matching = list(range(1, len(states) + 1))
         per_case.append(matching)
     rule = gen.AuxRule(
-        "explored", list(plan.spec_variables), [_tuple_text(s) for s, _ in states], per_case
+        "explored",
+        list(plan.spec_variables),
+        [_tuple_text(s) for s, _ in states],
+        per_case,
+        unmatched,
     )
     text = (
         f"{why}: free variables take values of the {len(states)} states reachable from Init in "
@@ -74,13 +79,14 @@ def explore(plan: gen.Plan, spec_text: str, depth: int, cap: int, budget: Budget
             f"---- MODULE {gen.module_name(plan)} ----",
             f"EXTENDS {plan.spec_module}, TLC",
             f"VARIABLE {m}",
-            *[f"{gen.n(plan, 'K' + k)} == {v}" for k, v in plan.constants.items()],
+            *gen.prelude(plan),
             *gen._projection(plan),
             f"{gen.n(plan, 'S')} == <<{steps}>>",
-            f"{gen.n(plan, 'Init')} == Init /\\ {m} = 1",
+            f"{gen.n(plan, 'Init')} == {plan.init} /\\ {m} = 1",
             f'{gen.n(plan, "Next")} == /\\ PrintT(<<"{plan.nonce}r", <<{names}>>, '
             f"{gen.n(plan, 'Proj')}>>)",
-            f"  /\\ {m} \\in DOMAIN {gen.n(plan, 'S')} /\\ {m}' = {gen.n(plan, 'S')}[{m}] /\\ Next",
+            f"  /\\ {m} \\in DOMAIN {gen.n(plan, 'S')} /\\ {m}' = {gen.n(plan, 'S')}[{m}] "
+            f"/\\ {plan.next}",
             "====",
         ]
     )

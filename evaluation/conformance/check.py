@@ -14,6 +14,8 @@ from __future__ import annotations
 import secrets
 import time
 
+from evaluation import adapter_text
+from evaluation.adapter_check import spec_problems
 from evaluation.conformance import auxstate, diagnose
 from evaluation.conformance import generator as gen
 from evaluation.conformance.cases import build_cases, negative_cases, validate_window
@@ -48,21 +50,29 @@ def _check(spec_text, contract, windows, adapter, start) -> PhaseOutcome:
     missing = [a for a in contract.actions if a not in adapter.actions]
     if missing:
         return _phase_error(f"the adapter has no expression for target action(s) {missing}")
+    refused = spec_problems(adapter, spec_text)
+    if refused:
+        return _phase_error("the adapter is refused: " + "; ".join(refused))
     vocab = schema_vocab(contract)
     reasons = [validate_window(w, contract, vocab) for w in windows]
     cases = build_cases(windows, [not r for r in reasons])
     negatives = negative_cases(cases, vocab)
     variables = spec_variables(spec_text)
     declared = set(spec_constants(spec_text))
+    init, nxt = adapter_text.behaviour(adapter, spec_text)
     plan = gen.Plan(
         spec_module=module_name(spec_text) or contract.module,
+        init=init,
+        next=nxt,
         nonce=secrets.token_hex(6),
         adapter=adapter,
         observed=_constrained(contract, windows),
         vocab=vocab,
         spec_variables=variables,
         constants={
-            k: v for k, v in {**contract.constants, **adapter.constants}.items() if k in declared
+            k: v
+            for k, v in {**_spec_pinned(contract, adapter), **adapter.constants}.items()
+            if k in declared
         },
     )
     actions = [a for a in contract.actions if any(c.action == a for c in cases + negatives)]
@@ -88,13 +98,16 @@ def _check(spec_text, contract, windows, adapter, start) -> PhaseOutcome:
     real, neg = results[: len(cases)], results[len(cases) :]
     failing = [i for i, r in enumerate(real) if r.verdict == "fail"]
     closest = _diagnose(plan, spec_text, cases, failing, actions, aux, budget)
-    window_outcomes = _windows(windows, reasons, cases, real, closest)
+    window_outcomes = _windows(
+        windows, reasons, cases, real, closest, _undecidable(plan, cases, real, aux)
+    )
     action_outcomes, score, per_action = _actions(contract, window_outcomes, negatives, neg)
     passed = sum(1 for w in window_outcomes if w.verdict == "pass")
     details = {
         "rule": "zero tolerance: an action scores 1 only if every one of its windows passes",
         "per_action": per_action,
         "pooled_rate": round(passed / len(window_outcomes), 6),
+        "undecided": sum(1 for w in window_outcomes if w.verdict == "undecided"),
         "windows": len(window_outcomes),
         "distinct_cases": len(cases),
         "negative_cases": len(negatives),
@@ -106,6 +119,7 @@ def _check(spec_text, contract, windows, adapter, start) -> PhaseOutcome:
                 "verdict": w.verdict,
                 "reason": w.reason,
                 "closest": w.detail.get("closest", []),
+                **({"hint": w.detail["hint"]} if "hint" in w.detail else {}),
             }
             for w in window_outcomes
             if w.verdict != "pass"
@@ -115,6 +129,11 @@ def _check(spec_text, contract, windows, adapter, start) -> PhaseOutcome:
     }
     status = "timeout" if budget.timed_out else "ran"
     return PhaseOutcome("conformance", status, score, details, action_outcomes, window_outcomes)
+
+
+def _spec_pinned(contract, adapter) -> dict[str, str]:
+    # `ToSpec` is substituted by the generator like in any adapter expression.
+    return {k: adapter_text.spec_value(v, adapter, "ToSpec") for k, v in contract.constants.items()}
 
 
 def _constrained(contract, windows) -> list[str]:
@@ -145,7 +164,23 @@ def _diagnose(plan, spec_text, cases, failing, actions, aux, budget) -> dict[int
     return {i: diagnose.closest(found[k], cases[i].post) for k, i in enumerate(failing)}
 
 
-def _windows(windows, reasons, cases, results, closest) -> list[WindowOutcome]:
+def _undecidable(plan, cases, results, aux) -> dict[int, str]:
+    """Failing case index -> the spec variables whose pre-state values no rule could build:
+    none satisfied TypeOK with the window (0 candidates), or the explored rule found no state
+    agreeing with the window and fell back to unrelated ones. A failure there says nothing
+    about the spec's action, so the verdict is `undecided`, never `fail`."""
+    out = {}
+    fallback = set(getattr(aux, "fallback", ()) or ())
+    for ci, (case, result) in enumerate(zip(cases, results, strict=True)):
+        if result.verdict != "fail":
+            continue
+        free = [v for v in plan.spec_variables if v not in gen.pinned_vars(plan, case)]
+        if free and (result.freedom == 0 or ci in fallback):
+            out[ci] = ", ".join(free)
+    return out
+
+
+def _windows(windows, reasons, cases, results, closest, undecidable) -> list[WindowOutcome]:
     by_window: dict[int, int] = {}
     for ci, case in enumerate(cases):
         for wi in case.windows:
@@ -160,9 +195,19 @@ def _windows(windows, reasons, cases, results, closest) -> list[WindowOutcome]:
             r = results[ci]
             verdict, reason = r.verdict, r.reason
             detail["pre_state_candidates"] = r.freedom
-            if r.verdict == "fail":
+            if ci in undecidable:
+                verdict = "undecided"
+                reason = (
+                    "no pre-state of the spec could be built for this window: the spec keeps "
+                    f"state the trace does not show ({undecidable[ci]})"
+                )
+                detail["hint"] = (
+                    f"add a state mapping for {undecidable[ci]} to the adapter (`state:`, an "
+                    "expression over the window's observed state `obs`)"
+                )
+            elif r.verdict == "fail":
                 detail["closest"] = closest.get(ci, [])
-                reason = _fail_reason(r.freedom, detail["closest"])
+                reason = _fail_reason(r.freedom, detail["closest"], bool(cases[ci].pre))
         out.append(
             WindowOutcome(
                 action=str(window.get("action")),
@@ -180,9 +225,15 @@ def _windows(windows, reasons, cases, results, closest) -> list[WindowOutcome]:
     return out
 
 
-def _fail_reason(freedom, closest) -> str:
+def _fail_reason(freedom, closest, has_pre: bool = True) -> str:
     if freedom == 0:
-        return "no pre-state of the spec matches the window's pre-state"
+        return (
+            "no pre-state of the spec matches the window's pre-state (every spec variable was "
+            "built from the window, but the adapter's variable mappings of that state do not "
+            "show the window's values: the spec cannot represent them)"
+            if has_pre
+            else "no pre-state of the spec matches the window's pre-state"
+        )
     if not closest:
         return "the action is not enabled from the window's pre-state"
     diff = closest[0]["differences"]
@@ -201,7 +252,16 @@ def _actions(contract, window_outcomes, negatives, neg_results):
         mine = [w for w in window_outcomes if w.action == action]
         passed = sum(1 for w in mine if w.verdict == "pass")
         spec = _specificity(action, negatives, neg_results)
-        row = {"passed": passed, "total": len(mine), "specificity": spec}
+        row = {
+            "passed": passed,
+            "total": len(mine),
+            # Undecided windows count as not passed (a spec cannot gain by making windows
+            # undecidable) but are shown apart from failures: they ask for a state mapping.
+            "failed": sum(1 for w in mine if w.verdict == "fail"),
+            "undecided": sum(1 for w in mine if w.verdict == "undecided"),
+            "errors": sum(1 for w in mine if w.verdict == "error"),
+            "specificity": spec,
+        }
         if mine:
             final = 1 if passed == len(mine) else 0
             finals.append(final)

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from evaluation import adapter_text
+from evaluation.adapter_check import VALUE_HELPERS
 from evaluation.conformance.cases import Case, is_full
 from evaluation.conformance.spectext import substitute
 from evaluation.conformance.vocab import Vocab
@@ -40,6 +42,7 @@ class AuxRule:
     variables: list[str] = field(default_factory=list)
     candidates: list[str] = field(default_factory=list)
     per_case: list[list[int]] = field(default_factory=list)
+    fallback: list[int] = field(default_factory=list)  # cases no explored state agreed with
 
 
 @dataclass
@@ -52,6 +55,8 @@ class Plan:
     spec_variables: list[str]
     constants: dict[str, str]  # constant -> TLA+ value, only those the spec declares
     count: bool = True  # print one tag per candidate pre-state of real cases
+    init: str = "Init"  # the spec's behaviour, by the adapter's (or cfg's) names
+    next: str = "Next"
 
 
 def n(plan: Plan, name: str) -> str:
@@ -63,13 +68,54 @@ def module_name(plan: Plan) -> str:
 
 
 def pinned_vars(plan: Plan, case: Case) -> list[str]:
-    """Spec variables this case assigns directly: identity-mapped, given in full."""
-    out = []
+    """Spec variables this case assigns directly: identity-mapped and given in full, or built
+    by the adapter's state mapping from the window's observed state."""
+    out = set(state_mapped(plan))
     for var, value in case.pre.items():
         expr = plan.adapter.variables.get(var, var).strip()
         if expr == var and var in plan.spec_variables and is_full(value, plan.vocab[var]):
-            out.append(var)
+            out.add(var)
     return sorted(out)
+
+
+def identity_pinned(plan: Plan, case: Case) -> set[str]:
+    """Schema variables whose window value is assigned to the spec variable of the same name
+    as it is: their pre-state constraint holds by construction."""
+    return {
+        var
+        for var, value in case.pre.items()
+        if plan.adapter.variables.get(var, var).strip() == var
+        and var in plan.spec_variables
+        and var not in plan.adapter.state
+        and is_full(value, plan.vocab[var])
+    }
+
+
+def state_mapped(plan: Plan) -> list[str]:
+    return [v for v in plan.adapter.state if v in plan.spec_variables]
+
+
+def adapter_expr(plan: Plan, expr: str, bound: dict[str, str] | None = None) -> str:
+    """An adapter expression inside the wrapper: value helpers and bound names substituted."""
+    names = {h: n(plan, h) for h in VALUE_HELPERS}
+    return substitute(expr, {**names, **(bound or {})})
+
+
+def prelude(plan: Plan) -> list[str]:
+    """Model values, value-mapping helpers and the adapter constants' definitions."""
+    model_values = plan.adapter.model_values
+    lines = [f"CONSTANTS {', '.join(model_values)}"] if model_values else []
+    x = n(plan, "x")
+    for name, arms in (
+        ("ToSpec", [(c, s) for c, s in plan.adapter.values.items()]),
+        ("ToContract", [(s, c) for c, s in plan.adapter.values.items()]),
+    ):
+        cases = " [] ".join(f"{x} = {a} -> {b}" for a, b in arms)
+        body = f"CASE {cases} [] OTHER -> {x}" if arms else x
+        lines.append(f"{n(plan, name)}({x}) == {body}")
+    for name, value in plan.constants.items():
+        lines.append(f"{n(plan, 'K' + name)} == {adapter_expr(plan, value)}")
+    return lines
 
 
 def _constraints(plan: Plan, state: dict, skip: set[str]) -> str:
@@ -99,8 +145,7 @@ def build_module(
         f"EXTENDS {plan.spec_module}, TLC",
         f"VARIABLES {w}, {d}",
     ]
-    for name, value in plan.constants.items():
-        lines.append(f"{n(plan, 'K' + name)} == {value}")
+    lines += prelude(plan)
     lines += _projection(plan)
     lines += _tables(plan, cases, actions)
     lines += _init(plan, cases, aux)
@@ -112,7 +157,7 @@ def build_module(
 def _projection(plan: Plan) -> list[str]:
     i, v, c = n(plan, "i"), n(plan, "v"), n(plan, "c")
     arms = [
-        f"{i} = {k} -> ({plan.adapter.variables.get(var, var)})"
+        f"{i} = {k} -> ({adapter_expr(plan, plan.adapter.variables.get(var, var))})"
         for k, var in enumerate(plan.observed, start=1)
     ]
     projection = ", ".join(f"{n(plan, 'V')}({k})" for k in range(1, len(plan.observed) + 1))
@@ -125,17 +170,28 @@ def _projection(plan: Plan) -> list[str]:
 
 
 def _tables(plan: Plan, cases: list[Case], actions: list[str]) -> list[str]:
-    pre = [_constraints(plan, c.pre, set(pinned_vars(plan, c))) for c in cases]
+    pre = [_constraints(plan, c.pre, identity_pinned(plan, c)) for c in cases]
     post = [_constraints(plan, c.post, set()) for c in cases]
     msgs = [to_tla(c.input) if c.input is not None else "0" for c in cases]
+    obs = [_observed(plan, c) for c in cases] if state_mapped(plan) else []
     return [
+        *([f"{n(plan, 'Obs')} == {_tuple(obs)}"] if obs else []),
         f"{n(plan, 'A')} == {_tuple([str(actions.index(c.action) + 1) for c in cases])}",
-        f"{n(plan, 'Actor')} == {_tuple([plan.adapter.actor_expr(c.actor) for c in cases])}",
+        f"{n(plan, 'Actor')} == "
+        + _tuple([adapter_expr(plan, plan.adapter.actor_expr(c.actor)) for c in cases]),
         f"{n(plan, 'Msg')} == {_tuple(msgs)}",
         f"{n(plan, 'Real')} == {_tuple(['TRUE' if c.kind == 'real' else 'FALSE' for c in cases])}",
         f"{n(plan, 'P')} == {_tuple(pre)}",
         f"{n(plan, 'Q')} == {_tuple(post)}",
     ]
+
+
+def _observed(plan: Plan, case: Case) -> str:
+    """The window's observed pre-state as a record for state mappings: `obs.<schema var>` for
+    each variable the window gives, `obs.inputs` the set of its input messages ({msg} or {})."""
+    fields = [f"{var} |-> {to_tla(case.pre[var])}" for var in sorted(case.pre)]
+    inputs = "{" + to_tla(case.input) + "}" if case.input is not None else "{}"
+    return "[" + ", ".join([*fields, f"inputs |-> {inputs}"]) + "]"
 
 
 def _check_all(plan: Plan, table: str, primed: bool) -> str:
@@ -172,7 +228,12 @@ def _init(plan: Plan, cases: list[Case], aux: AuxRule) -> list[str]:
         table = n(plan, f"G{gi}")
         member = set(members)
         body = [f"{w} \\in {{{', '.join(map(str, members))}}}"]
+        mapped = {v: plan.adapter.state[v] for v in state_mapped(plan)}
         for var in variables:
+            if var in mapped:
+                obs = f"{n(plan, 'Obs')}[{w}]"
+                body.append(f"{var} = ({adapter_expr(plan, mapped[var], {'obs': obs})})")
+                continue
             values = [to_tla(c.pre[var]) if k in member else "0" for k, c in enumerate(cases, 1)]
             lines.append(f"{table}{var} == {_tuple(values)}")
             body.append(f"{var} = {table}{var}[{w}]")
@@ -227,7 +288,7 @@ def _next(plan: Plan, actions: list[str], diagnose: bool = False) -> list[str]:
     w, d = n(plan, "w"), n(plan, "d")
     bound = {"actor": f"{n(plan, 'Actor')}[{w}]", "msg": f"{n(plan, 'Msg')}[{w}]"}
     lines = [
-        f"{action_operator(plan, i)} == {substitute(plan.adapter.actions[action], bound)}"
+        f"{action_operator(plan, i)} == {adapter_expr(plan, plan.adapter.actions[action], bound)}"
         for i, action in enumerate(actions, start=1)
     ]
     arms = " [] ".join(
@@ -258,4 +319,5 @@ def build_cfg(plan: Plan) -> str:
     lines = [f"INIT {n(plan, 'Init')}", f"NEXT {n(plan, 'Next')}"]
     for name in plan.constants:
         lines.append(f"CONSTANT {name} <- {n(plan, 'K' + name)}")
+    lines += adapter_text.model_value_cfg(plan.adapter)
     return "\n".join(lines) + "\n"

@@ -38,7 +38,7 @@ def defines(text: str, name: str) -> bool:
 
 
 def module_name(text: str) -> str | None:
-    m = re.search(r"-{4,}\s*MODULE\s+([A-Za-z_]\w*)", text)
+    m = re.search(r"-{4,}\s*MODULE\s+(\w*[A-Za-z]\w*)", text)
     return m.group(1) if m else None
 
 
@@ -48,7 +48,8 @@ _STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 def substitute(expr: str, names: dict[str, str]) -> str:
     """Replace free identifiers (`actor`, `msg`) outside strings and record-field positions."""
     pattern = re.compile(
-        r"(?<![\w.!])(" + "|".join(map(re.escape, names)) + r")(?![\w])(?!\s*\|->)"
+        # Not a record field (`r.actor`) but still after an interval's `..` (`1..obs.n`).
+        r"(?<![\w!])(?<![^.]\.)(" + "|".join(map(re.escape, names)) + r")(?![\w])(?!\s*\|->)"
     )
     out, last = [], 0
     for m in _STRING.finditer(expr):

@@ -1,8 +1,10 @@
-"""Read values as TLC prints them back into Python, keeping TLA+ distinctions.
+r"""Read values as TLC prints them back into Python, keeping TLA+ distinctions.
 
 strings -> str, integers -> int, TRUE/FALSE -> bool, `<<..>>` -> tuple, `{..}` and `a..b` ->
-TlaSet, records and `(k :> v @@ ..)` functions -> dict, bare identifiers -> ModelValue. A model
-value is its own type, so it never compares equal to the string with the same spelling.
+TlaSet, records `[a |-> 1]`, functions `(k :> v @@ ..)` and `[x \in S |-> e]` -> FrozenDict,
+bare identifiers -> ModelValue. A model value is its own type, so it never compares equal to
+the string with the same spelling. Every value is hashable, so sets of records, functions keyed
+by tuples and sets of sets read back like any other value.
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from dataclasses import dataclass
 
 _TOKEN = re.compile(
     r'\s*(?:(?P<str>"(?:[^"\\]|\\.)*")|(?P<int>-?\d+)'
-    r"|(?P<op><<|>>|\.\.|\|->|:>|@@|[{}\[\](),])|(?P<name>[A-Za-z_][A-Za-z0-9_]*))"
+    r"|(?P<op><<|>>|\.\.|\|->|:>|@@|\\in\b|[{}\[\](),:])"
+    r"|(?P<name>[A-Za-z0-9_]*[A-Za-z_][A-Za-z0-9_]*))"
 )
 
 
@@ -26,6 +29,19 @@ class ModelValue:
 
     def __repr__(self) -> str:
         return self.name
+
+
+class FrozenDict(dict):
+    """A TLA+ function or record: a dict (so it equals the JSON objects windows carry) that
+    cannot change and can be hashed (so it can sit in a set or be a key)."""
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(frozenset(self.items()))
+
+    def _immutable(self, *args, **kwargs):
+        raise TypeError("a TLA+ value read from TLC cannot be changed")
+
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _immutable
 
 
 @dataclass(frozen=True)
@@ -86,7 +102,7 @@ class _Parser:
         if text == "{":
             return TlaSet(frozenset(self.items("}")))
         if text == "[":
-            return self.record()
+            return self.bracket()
         if text == "(":
             return self.function()
         raise TlcValueError(f"unexpected {text!r}")
@@ -100,18 +116,33 @@ class _Parser:
         self.tok()
         return out
 
-    def record(self) -> dict:
+    def bracket(self) -> FrozenDict:
+        """`[a |-> 1, b |-> 2]` (a record) or `[x \\in S |-> e]` (a function)."""
         out = {}
         while not self.at("]"):
             kind, name = self.tok()
+            if kind != "name":
+                raise TlcValueError(f"expected a field name, got {name!r}")
+            if self.at("\\in"):
+                return self.lambda_function(name)
             self.expect("|->")
             out[name] = self.value()
             if self.at(","):
                 self.tok()
         self.tok()
-        return out
+        return FrozenDict(out)
 
-    def function(self) -> dict:
+    def lambda_function(self, bound: str) -> FrozenDict:
+        self.tok()
+        domain = self.value()
+        self.expect("|->")
+        body = self.value()
+        self.expect("]")
+        if not isinstance(domain, TlaSet):
+            raise TlcValueError(f"the domain of [{bound} \\in ...] is not a set")
+        return FrozenDict({x: _bind(body, bound, x) for x in domain.items})
+
+    def function(self):
         out = {}
         while True:
             key = self.value()
@@ -124,7 +155,21 @@ class _Parser:
                 self.tok()
                 continue
             self.expect(")")
-            return out
+            return FrozenDict(out)
+
+
+def _bind(body, name: str, value):
+    """`e` of `[x \\in S |-> e]` with x replaced by one element (only value-shaped bodies can be
+    read; TLC prints anything else as an expression, which is refused above)."""
+    if body == ModelValue(name):
+        return value
+    if isinstance(body, tuple):
+        return tuple(_bind(b, name, value) for b in body)
+    if isinstance(body, TlaSet):
+        return TlaSet(frozenset(_bind(b, name, value) for b in body.items))
+    if isinstance(body, dict):
+        return FrozenDict({_bind(k, name, value): _bind(v, name, value) for k, v in body.items()})
+    return body
 
 
 def parse_tlc_value(text: str):

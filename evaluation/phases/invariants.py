@@ -40,6 +40,8 @@ import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from evaluation import adapter_text
+from evaluation.adapter_check import identifiers, invented_variables
 from evaluation.contracts import Adapter, Contract
 from evaluation.results import InvariantOutcome, PhaseOutcome
 from evaluation.tla import messages as msg
@@ -140,15 +142,18 @@ def build_modules(spec_text: str, contract: Contract, adapter: Adapter) -> Check
     names = spec_names(spec_text)
     contract_module = f"{prefix}Contract"
     root = f"{prefix}Check"
+    spec_module = list_module(spec_text).module or contract.module
     modules = {
-        contract.module: spec_text,
+        spec_module: spec_text,
         contract_module: _contract_module_text(contract_module, contract),
-        root: _check_module_text(root, prefix, contract_module, contract, adapter),
+        root: _check_module_text(root, prefix, contract_module, contract, adapter, spec_module),
     }
-    if "Spec" in names.definitions:
-        behaviour, fair = "SPECIFICATION Spec", True
+    specification = adapter_text.specification(adapter, set(names.definitions))
+    if specification:
+        behaviour, fair = f"SPECIFICATION {specification}", True
     else:
-        behaviour, fair = "INIT Init\nNEXT Next", False
+        init, nxt = adapter_text.behaviour(adapter, spec_text)
+        behaviour, fair = f"INIT {init}\nNEXT {nxt}", False
     return CheckModules(
         prefix=prefix,
         modules=modules,
@@ -226,11 +231,21 @@ def _level_error_lines(output: str, module: str) -> set[int]:
     return lines
 
 
-def _check_module_text(name, prefix, contract_module, contract: Contract, adapter) -> str:
-    parts = [f"---- MODULE {name} ----", f"EXTENDS {contract.module}"]
+def _check_module_text(
+    name, prefix, contract_module, contract: Contract, adapter, spec_module: str
+) -> str:
+    parts = [f"---- MODULE {name} ----", f"EXTENDS {spec_module}"]
+    parts += adapter_text.prelude(adapter, prefix)
     for const, value in {**contract.constants, **adapter.constants}.items():
-        parts.append(f"{prefix}K_{const} == {value}")
-    substitutions = [f"{v} <- ({adapter.variables.get(v, v)})" for v in contract.schema]
+        parts.append(f"{prefix}K_{const} == {adapter_text.rewrite(value, prefix)}")
+    for const, value in contract.constants.items():
+        # What the spec gets: the pinned value in the spec's own values (the adapter's mapping).
+        spec_side = adapter_text.spec_value(value, adapter, f"{prefix}ToSpec")
+        parts.append(f"{prefix}S_{const} == {spec_side}")
+    substitutions = [
+        f"{v} <- ({adapter_text.rewrite(adapter.variables.get(v, v), prefix)})"
+        for v in contract.schema
+    ]
     substitutions += [f"{c} <- {prefix}K_{c}" for c in contract.constants]
     parts.append(
         f"{prefix}I == INSTANCE {contract_module} WITH\n    " + ",\n    ".join(substitutions)
@@ -244,7 +259,12 @@ def _constants_cfg(prefix, names: SpecNames, contract: Contract, adapter: Adapte
     # Only constants the spec declares can be assigned; an undeclared one stays out of the cfg
     # (TLC would reject it), and a declared one with no value is reported by TLC as an error.
     values = {**contract.constants, **adapter.constants}
-    lines = [f"CONSTANT {c} <- {prefix}K_{c}" for c in values if c in names.constants]
+    lines = [
+        f"CONSTANT {c} <- {prefix}{'S' if c in contract.constants else 'K'}_{c}"
+        for c in values
+        if c in names.constants
+    ]
+    lines += adapter_text.model_value_cfg(adapter)
     return "\n".join(lines)
 
 
@@ -416,6 +436,7 @@ def check_invariants(
     modes = check_modes(contract)
     verdicts = _check_all(check, contract, modes, budget)
     outcomes = [verdicts[inv.name] for inv in contract.invariants]
+    _not_modelled(outcomes, contract, adapter, spec_text, details)
     if not check.has_fairness_spec:
         for outcome in outcomes:
             if outcome.kind == "liveness":
@@ -439,6 +460,24 @@ def check_invariants(
         invariants=outcomes,
         duration_seconds=round(time.monotonic() - started, 3),
     )
+
+
+def _not_modelled(outcomes, contract, adapter, spec_text, details) -> None:
+    """An invariant reading a schema variable the adapter maps to an expression over no spec
+    variable cannot pass: that state is the adapter's invention, not the spec's."""
+    invented = invented_variables(adapter, spec_text, list(contract.schema))
+    if not invented:
+        return
+    details["not_modelled"] = invented
+    reads = {inv.name: identifiers(inv.definition.split("==", 1)[1]) for inv in contract.invariants}
+    for outcome in outcomes:
+        used = sorted(reads.get(outcome.name, set()) & set(invented))
+        if used and outcome.verdict == "holds":
+            outcome.verdict = "error"
+            outcome.reason = (
+                f"not modelled by the spec: the adapter maps {', '.join(used)} to an expression "
+                "that reads no spec variable, so this invariant cannot be credited"
+            )
 
 
 def _check_all(check: CheckModules, contract: Contract, modes: dict, budget: _Budget) -> dict:

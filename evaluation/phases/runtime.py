@@ -25,11 +25,14 @@ from __future__ import annotations
 import re
 import time
 
+from evaluation import adapter_text
+from evaluation.contracts import Adapter, adapter_with_cfg
 from evaluation.phases._common import budget, field, limits_for
 from evaluation.results import ActionOutcome, PhaseOutcome
 from evaluation.tla import messages as msg
 from evaluation.tla import sandbox
 from evaluation.tla.splitter import Listing, list_module
+from evaluation.tlc_cfg import parse_cfg
 
 WRAPPER = "_Runtime"
 # TLC writes positions two ways: "line 8, col 3 to line 8, col 9 of module M" in error texts and
@@ -42,11 +45,6 @@ _ACTION = re.compile(
     r"(?: \((\d+) (\d+) (\d+) (\d+)\))?>: (\d+):(\d+)"
 )
 _DISTINCT = re.compile(r"(\d+) distinct states found")
-_CFG_KEYWORDS = re.compile(
-    r"^\s*(CONSTANTS?|INIT|NEXT|SPECIFICATION|INVARIANTS?|PROPERTY|PROPERTIES|CONSTRAINTS?"
-    r"|ACTION_CONSTRAINTS?|SYMMETRY|VIEW|CHECK_DEADLOCK|POSTCONDITION|ALIAS)\b",
-    re.MULTILINE,
-)
 
 
 def runtime_passed(outcome: PhaseOutcome) -> bool:
@@ -54,15 +52,24 @@ def runtime_passed(outcome: PhaseOutcome) -> bool:
     return outcome.status == "ran" and (outcome.score or 0) > 0
 
 
-def check_runtime(spec_text: str, contract=None, cfg_text: str | None = None) -> PhaseOutcome:
+def check_runtime(
+    spec_text: str, contract=None, cfg_text: str | None = None, adapter=None
+) -> PhaseOutcome:
+    """`adapter` assigns the constants the contract does not pin and names the behaviour;
+    `cfg_text` (a submitter's TLC cfg) completes it when the caller has not merged it yet."""
     started = time.monotonic()
     listing = list_module(spec_text)
-    module = field(contract, "module", None) or listing.module or "Spec"
-    settings = _settings(contract, cfg_text)
-    details: dict = {"module": module, "rule": "BFS, 1 worker, level/state-bounded", **settings}
+    module = listing.module or field(contract, "module", None) or "Spec"
+    adapter = _adapter(adapter, contract, cfg_text, spec_text)
+    settings = _settings(contract, adapter, listing, spec_text)
+    details: dict = {
+        "module": module,
+        "rule": "BFS, 1 worker, level/state-bounded",
+        **{k: v for k, v in settings.items() if not k.startswith("_")},
+    }
     refused = sandbox.precheck_spec(spec_text, field(contract, "extends_allowed", None), module)
-    if refused or listing.module != module:
-        details["error"] = "; ".join(refused) or f"module name mismatch ({listing.module})"
+    if refused or listing.module is None:
+        details["error"] = "; ".join(refused) or "no MODULE header"
         return _outcome("error", 0.0, details, [], started)
     limits = limits_for(contract, "runtime", 60)
     deadline = started + limits.wall_seconds
@@ -131,37 +138,43 @@ def _outcome(status, score, details, actions, started) -> PhaseOutcome:
 # ----------------------------------------------------------------------------- configuration
 
 
-def _settings(contract, cfg_text: str | None) -> dict:
-    constants = field(contract, "constants", None)
-    sections = _cfg_sections(cfg_text or "")
+def _adapter(adapter, contract, cfg_text, spec_text):
+    if adapter is None:
+        adapter = Adapter.identity_for(contract) if hasattr(contract, "schema") else _bare_adapter()
+    if cfg_text and not adapter.ignored and not adapter.behaviour:
+        adapter = adapter_with_cfg(adapter, parse_cfg(cfg_text), contract, spec_text)
+    return adapter
+
+
+def _bare_adapter():
+    return Adapter(variables={}, actions={}, identity=True)
+
+
+def _settings(contract, adapter, listing, spec_text: str) -> dict:
+    # Only constants the spec declares can be assigned (TLC rejects the others).
+    pinned = dict(field(contract, "constants", None) or {})
+    pinned = {k: adapter_text.spec_value(v, adapter, "_h_ToSpec") for k, v in pinned.items()}
+    values = {**pinned, **adapter.constants}
+    init, nxt = adapter_text.behaviour(adapter, spec_text)
     return {
         "depth": int(budget(contract, "runtime", "depth", 25)),
         "max_states": int(budget(contract, "runtime", "max_states", 20000)),
         "deadlock": str(field(contract, "deadlock", None) or "allowed"),
-        "constants": dict(constants) if constants else {},
-        "cfg_constants": "" if constants else sections.get("CONSTANT", ""),
-        "init": (sections.get("INIT") or "Init").split()[0],
-        "next": (sections.get("NEXT") or "Next").split()[0],
+        "constants": {k: v for k, v in values.items() if k in listing.constants},
+        "model_values": list(adapter.model_values),
+        "init": init,
+        "next": nxt,
+        "_adapter": adapter,
     }
-
-
-def _cfg_sections(cfg_text: str) -> dict[str, str]:
-    text = re.sub(r"\\\*[^\n]*|\(\*.*?\*\)", " ", cfg_text, flags=re.DOTALL)
-    marks = list(_CFG_KEYWORDS.finditer(text))
-    sections: dict[str, str] = {}
-    for i, mark in enumerate(marks):
-        end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
-        key = mark.group(1).rstrip("S") if mark.group(1).startswith("CONSTANT") else mark.group(1)
-        sections[key] = (sections.get(key, "") + " " + text[mark.end() : end]).strip()
-    return sections
 
 
 def _wrapper(module: str, settings: dict) -> str:
     # The bound needs `<` even when the spec does not EXTEND Naturals.
     lines = [f"---- MODULE {WRAPPER} ----", f"EXTENDS {module}, TLC, Naturals"]
+    lines += adapter_text.prelude(settings["_adapter"], "_h_")
     for name, value in settings["constants"].items():
         sandbox.validate_module_name(name)
-        lines.append(f"_c_{name} == {value}")
+        lines.append(f"_c_{name} == {adapter_text.rewrite(value, '_h_')}")
     lines.append(
         f'_Bound == TLCGet("level") < {settings["depth"]} '
         f'/\\ TLCGet("distinct") < {settings["max_states"]}'
@@ -171,8 +184,7 @@ def _wrapper(module: str, settings: dict) -> str:
 
 def _cfg(settings: dict) -> str:
     lines = [f"CONSTANT {n} <- _c_{n}" for n in settings["constants"]]
-    if settings["cfg_constants"]:
-        lines.append("CONSTANTS " + settings["cfg_constants"])
+    lines += adapter_text.model_value_cfg(settings["_adapter"])
     lines += [f"INIT {settings['init']}", f"NEXT {settings['next']}", "CONSTRAINT _Bound"]
     return "\n".join(lines) + "\n"
 

@@ -30,7 +30,11 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("spec", help="path to the .tla file")
         parser.add_argument("--task", required=True, help="task slug, e.g. spin")
-        parser.add_argument("--cfg", help="TLC .cfg whose CONSTANTS are used if the task has none")
+        parser.add_argument(
+            "--cfg",
+            help="the submitter's TLC .cfg: constants the contract does not pin, model values, "
+            "SPECIFICATION/INIT/NEXT (the rest is reported as ignored)",
+        )
         parser.add_argument("--adapter", help="adapter YAML mapping the spec to the task contract")
         parser.add_argument("--data-dir", help="SysMoBench data folder (traces) for conformance")
         parser.add_argument("--json", action="store_true", help="print JSON")
@@ -45,6 +49,9 @@ class Command(BaseCommand):
         windows = []
         if "conformance" in phases and contract.has_traces:
             windows = _windows(contract, options["data_dir"] or settings.SYSMOBENCH_DATA_DIR)
+        problem = pipeline.cfg_problem(cfg_text)
+        if problem:
+            raise CommandError(f"the cfg cannot be read: {problem}")
         report = pipeline.score_spec(
             spec_text, contract, windows, adapter, cfg_text=cfg_text, phases=phases
         )

@@ -1,0 +1,244 @@
+"""The adapter translates, it never invents: what an adapter expression may be, checked on the
+parse tree (tree-sitter-tlaplus), never by pattern-matching text.
+
+- Every expression: no forbidden construct (`TLCSet` can end TLC early and forge a pass), found
+  as a parsed identifier, so quoting or comment tricks cannot hide it.
+- Variable and state mappings: no primes, no `UNCHANGED`/`ENABLED` (they describe states).
+- Action mappings: only calls of the spec's own actions, as a disjunction, possibly under `\\E`
+  (bounded by a set that reads no primed state), with arguments that are state expressions. No
+  conjunct, IF, LET or CASE may constrain the step: the step is the spec's.
+- With the spec at hand (`spec_problems`): each called operator is an action of the spec
+  (defined by it, reached from its next-state relation, and touching primed state).
+
+`invented_variables` names schema variables whose mapping reads no spec variable: state the
+adapter makes up, which no invariant may be credited for (P4 says "not modelled by the spec").
+"""
+
+from __future__ import annotations
+
+from evaluation.tla.sandbox import strip_comments
+from evaluation.tla.snippets import parse_units
+from evaluation.tla.splitter import list_module
+
+# Names an adapter expression may use that the generated modules define (with their own
+# collision-free names): `ToSpec(v)` maps a contract value to the spec's, `ToContract(v)` back.
+VALUE_HELPERS = ("ToSpec", "ToContract")
+
+FORBIDDEN = {
+    "TLCSet": 'TLCSet is refused: TLCSet("exit", TRUE) can stop TLC early and forge a pass',
+}
+STATE_KEYWORDS = {"prime": "a prime", "unchanged": "UNCHANGED", "enabled": "ENABLED"}
+BOUND_NAMES = ("actor", "msg", "obs", *VALUE_HELPERS)
+
+
+def _tree(expr: str):
+    units = parse_units(f"AdapterExpr__ == {expr}")
+    if not units:
+        return None
+    return units[0].child_by_field_name("definition")
+
+
+def _walk(node):
+    yield node
+    for child in node.children:
+        yield from _walk(child)
+
+
+def identifiers(expr: str) -> set[str]:
+    node = _tree(expr)
+    if node is None:
+        return set()
+    return {n.text.decode() for n in _walk(node) if n.type in ("identifier_ref", "identifier")}
+
+
+def forbidden(expr: str) -> list[str]:
+    return [FORBIDDEN[name] for name in sorted(identifiers(expr) & set(FORBIDDEN))]
+
+
+def _state_level_problem(node) -> str | None:
+    for n in _walk(node):
+        if n.type in STATE_KEYWORDS:
+            return f"it uses {STATE_KEYWORDS[n.type]}, which describes a step, not a state"
+    return None
+
+
+def _action_problem(node) -> str | None:
+    """Why `node` is not a disjunction of calls of actions (possibly under \\E), or None."""
+    kind = node.type
+    if kind == "parentheses":
+        return _action_problem(node.named_children[0])
+    if kind == "disj_list":
+        for item in node.named_children:
+            body = [c for c in item.named_children if c.type != "bullet_disj"]
+            problem = _action_problem(body[0]) if body else "an empty disjunct"
+            if problem:
+                return problem
+        return None
+    if kind == "bound_infix_op":
+        op = node.child_by_field_name("symbol") or node.named_children[1]
+        if op.type == "land":
+            return (
+                "it combines actions with /\\; only \\/ is allowed (an extra conjunct would "
+                "constrain the spec's step)"
+            )
+        if op.type != "lor":
+            return (
+                f"it is an expression with {op.text.decode()!r}, not a call of the spec's "
+                "actions (an action mapping is a disjunction of calls, possibly under \\E)"
+            )
+        return _action_problem(node.named_children[0]) or _action_problem(node.named_children[2])
+    if kind == "bounded_quantification":
+        quantifier = node.named_children[0]
+        if quantifier.type != "exists":
+            return "only \\E may bind parameters of the spec's actions"
+        for bound in node.named_children[1:-1]:
+            problem = _state_level_problem(bound)
+            if problem:
+                return "the set of a \\E " + problem[3:]
+        return _action_problem(node.named_children[-1])
+    if kind == "identifier_ref":
+        return None
+    if kind == "bound_op":
+        for arg in node.named_children[1:]:
+            problem = _state_level_problem(arg)
+            if problem:
+                return "an argument of " + node.named_children[0].text.decode() + problem[2:]
+        return None
+    if kind == "prefixed_op":
+        return "calls through an INSTANCE (M!A) are not supported; call the spec's action"
+    return (
+        f"it is a {kind.replace('_', ' ')}, not a call of the spec's actions (an action mapping "
+        "is a disjunction of calls, possibly under \\E)"
+    )
+
+
+def called_operators(expr: str) -> set[str]:
+    """The operators an action mapping calls as actions (the heads of its calls)."""
+    node = _tree(expr)
+    out: set[str] = set()
+
+    def visit(n):
+        if n is None:
+            return
+        if n.type == "parentheses":
+            visit(n.named_children[0])
+        elif n.type == "disj_list":
+            for item in n.named_children:
+                for c in item.named_children:
+                    if c.type != "bullet_disj":
+                        visit(c)
+        elif n.type == "bound_infix_op":
+            visit(n.named_children[0])
+            visit(n.named_children[2])
+        elif n.type == "bounded_quantification":
+            visit(n.named_children[-1])
+        elif n.type == "identifier_ref":
+            out.add(n.text.decode())
+        elif n.type == "bound_op":
+            out.add(n.named_children[0].text.decode())
+
+    visit(node)
+    return out
+
+
+def _where(lines: dict, section: str, key: str) -> str:
+    line = lines.get((section, key))
+    return f"line {line}: {section}.{key}" if line else f"{section}.{key}"
+
+
+def syntax_problems(adapter, lines: dict | None = None) -> list[str]:
+    """Problems that need no spec: forbidden constructs, primes in state mappings, action
+    mappings that are not disjunctions of calls."""
+    lines = lines or {}
+    problems = []
+    sections = {
+        "variables": adapter.variables,
+        "actions": adapter.actions,
+        "actors": adapter.actors,
+        "constants": adapter.constants,
+        "values": adapter.values,
+        "state": adapter.state,
+    }
+    for section, entries in sections.items():
+        for key, expr in entries.items():
+            where = _where(lines, section, key)
+            problems += [f"{where}: {reason}" for reason in forbidden(expr)]
+            node = _tree(expr)
+            if node is None:
+                continue
+            if section == "actions":
+                problem = _action_problem(node)
+            else:
+                problem = _state_level_problem(node)
+            if problem:
+                problems.append(f"{where}: {problem}")
+    return problems
+
+
+def spec_problems(adapter, spec_text: str, lines: dict | None = None) -> list[str]:
+    """Action mappings must call actions of this spec, reached from its next-state relation."""
+    lines = lines or {}
+    listing = list_module(spec_text)
+    actions = spec_actions(listing, adapter.next_name())
+    defined = {d.name for d in listing.definitions}
+    problems = []
+    for name, expr in adapter.actions.items():
+        for op in sorted(called_operators(expr)):
+            if op in actions:
+                continue
+            if op in defined:
+                why = (
+                    f"{op} is not an action of the spec's next-state relation "
+                    f"{adapter.next_name()} (an action mapping may only call the spec's actions)"
+                )
+            else:
+                why = f"{op} is not defined by the spec"
+            problems.append(f"{_where(lines, 'actions', name)}: {why}")
+    return problems
+
+
+def spec_actions(listing, next_name: str) -> set[str]:
+    """Definitions reached from `next_name` that touch primed state (or are `next_name`)."""
+    by_name = {d.name: d for d in listing.definitions}
+    stepping = {
+        d.name for d in listing.definitions if "'" in _code(d.text) or "UNCHANGED" in _code(d.text)
+    }
+    changed = True
+    while changed:
+        changed = False
+        for d in listing.definitions:
+            if d.name not in stepping and d.refs & stepping:
+                stepping.add(d.name)
+                changed = True
+    reached, todo = set(), [next_name]
+    while todo:
+        name = todo.pop()
+        if name in reached or name not in by_name:
+            continue
+        reached.add(name)
+        todo.extend(by_name[name].refs)
+    return reached & stepping
+
+
+def _code(text: str) -> str:
+    return strip_comments(text)
+
+
+def invented_variables(adapter, spec_text: str, schema: list[str]) -> dict[str, str]:
+    """Schema variable -> its mapping, for mappings that read no spec variable (directly or
+    through the spec's definitions)."""
+    listing = list_module(spec_text)
+    stateful = set(listing.variables)
+    changed = True
+    while changed:
+        changed = False
+        for d in listing.definitions:
+            if d.name not in stateful and d.refs & stateful:
+                stateful.add(d.name)
+                changed = True
+    out = {}
+    for var in schema:
+        expr = adapter.variables.get(var, var)
+        if not identifiers(expr) & stateful:
+            out[var] = expr
+    return out
