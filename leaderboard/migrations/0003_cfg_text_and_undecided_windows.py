@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('leaderboard', '0001_initial'),
+        ('leaderboard', '0002_accounts_ownership_review'),
     ]
 
     operations = [
