@@ -91,3 +91,20 @@ def test_unknown_task_phase_and_bad_adapter_are_clear_errors(tmp_path):
     adapter.write_text("variables:\n  noSuchVariable: x\n")
     with pytest.raises(CommandError, match="noSuchVariable.*unknown schema variable"):
         score(REFERENCE, "--adapter", str(adapter), "--phases", "syntax")
+
+
+def test_a_submitters_cfg_names_a_renamed_module_and_unpinned_constants(tmp_path):
+    # The module keeps its own name and declares a constant the contract does not pin; the cfg
+    # assigns it (its CHECK_DEADLOCK is ignored with the reason in the fingerprint).
+    spec = tmp_path / "1_spin.tla"
+    text = REFERENCE.read_text().replace("MODULE spin", "MODULE 1_spin", 1)
+    spec.write_text(text.replace("CONSTANT Threads", "CONSTANT Threads, Spare", 1))
+    cfg = tmp_path / "1_spin.cfg"
+    cfg.write_text("SPECIFICATION Spec\nCONSTANTS Spare = 7\nCHECK_DEADLOCK TRUE\n")
+    result = json.loads(score(spec, "--cfg", str(cfg), "--phases", "syntax,runtime", "--json"))
+    assert result["phases"]["runtime"]["score"] == 1.0
+    assert result["phases"]["runtime"]["details"]["constants"]["Spare"] == "7"
+    bad = tmp_path / "bad.cfg"
+    bad.write_text("CONSTANTS\n  Spare\n")
+    with pytest.raises(CommandError, match="the cfg cannot be read: line 2"):
+        score(spec, "--cfg", str(bad), "--phases", "syntax")
