@@ -40,6 +40,23 @@ def env_int(name: str, default: int) -> int:
         raise ImproperlyConfiguredEnv(f"{name}={value!r} is not an integer") from exc
 
 
+def env_float(name: str, default: float) -> float:
+    value = os.environ.get(name)
+    if value is None or value == "":
+        return default
+    try:
+        return float(value)
+    except ValueError as exc:
+        raise ImproperlyConfiguredEnv(f"{name}={value!r} is not a number") from exc
+
+
+def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
+    value = (os.environ.get(name) or "").strip().lower() or default
+    if value not in choices:
+        raise ImproperlyConfiguredEnv(f"{name}={value!r}: choose one of {', '.join(choices)}")
+    return value
+
+
 def env_list(name: str, default: list[str]) -> list[str]:
     value = os.environ.get(name)
     if value is None or value == "":

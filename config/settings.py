@@ -11,6 +11,8 @@ from config.env import (
     cache_from_url,
     database_from_url,
     env_bool,
+    env_choice,
+    env_float,
     env_int,
     env_list,
     env_rate,
@@ -126,6 +128,15 @@ TASKS_DATA_DIR = BASE_DIR / "tasks_data"
 UPLOAD_MAX_BYTES = env_int("UPLOAD_MAX_BYTES", 256 * 1024)
 SCORING_MAX_ATTEMPTS = env_int("SCORING_MAX_ATTEMPTS", 3)
 SCORING_STALE_AFTER_SECONDS = env_int("SCORING_STALE_AFTER_SECONDS", 3600)
+# Where a run is scored: "local" (in the worker, per-call sandbox) or "docker" (one container
+# per run, evaluation/container.py). The SCORER_DOCKER_* settings apply to the latter.
+SCORER_BACKEND = env_choice("SCORER_BACKEND", "local", ("local", "docker"))
+SCORER_DOCKER_IMAGE = env_str("SCORER_DOCKER_IMAGE", "sysmobench-scorer:latest")
+SCORER_DOCKER_CPUS = env_float("SCORER_DOCKER_CPUS", 2.0)
+SCORER_DOCKER_PIDS = env_int("SCORER_DOCKER_PIDS", 256)
+SCORER_DOCKER_TMPFS_MB = env_int("SCORER_DOCKER_TMPFS_MB", 768)
+SCORER_DOCKER_INPUT_DIR = env_str("SCORER_DOCKER_INPUT_DIR", None)
+SCORER_DOCKER_MAX_SECONDS = env_int("SCORER_DOCKER_MAX_SECONDS", 0)
 
 # Accounts (Django's auth). No e-mail is sent today; EMAIL_BACKEND is where a password-reset
 # flow would plug in.

@@ -63,3 +63,17 @@ class PhaseOutcome:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> PhaseOutcome:
+        """The inverse of `to_dict` (a phase reported as JSON by the scorer container)."""
+        return cls(
+            phase=data["phase"],
+            status=data["status"],
+            score=data["score"],
+            details=data.get("details") or {},
+            actions=[ActionOutcome(**a) for a in data.get("actions") or []],
+            windows=[WindowOutcome(**w) for w in data.get("windows") or []],
+            invariants=[InvariantOutcome(**i) for i in data.get("invariants") or []],
+            duration_seconds=data.get("duration_seconds") or 0.0,
+        )

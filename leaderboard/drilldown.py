@@ -258,6 +258,7 @@ def run_page(run, expand_action: str | None = None) -> dict:
         "adapter": adapter,
         "is_reported": run.provenance == "reported",
         "fingerprint": fingerprint_rows(run.fingerprint or {}),
+        "scorer_image": scorer_image(run.fingerprint or {}),
     }
 
 
@@ -349,6 +350,13 @@ def _short(value) -> str:
     """Hashes cut to 12 hex digits (the full value is in the fingerprint table and exports)."""
     text = value if isinstance(value, str) else render_value(value)
     return text[:12] if re.fullmatch(r"[0-9a-f]{40,64}", text) else text
+
+
+def scorer_image(fingerprint: dict) -> dict | None:
+    """The container image a run was scored in (docker backend), or None."""
+    if not fingerprint.get("scorer_image_id"):
+        return None
+    return {"name": fingerprint.get("scorer_image", ""), "id": fingerprint["scorer_image_id"]}
 
 
 def fingerprint_rows(fingerprint: dict) -> list[tuple[str, str]]:

@@ -153,3 +153,23 @@ def import_benchmark(data_dir: Path | str, root: Path | str | None = None) -> li
 
 def current_corpus(task: Task) -> TraceCorpus | None:
     return task.corpora.order_by("-imported_at", "-pk").first()
+
+
+# A window as the cutters produce it (docs/ARCHITECTURE.md, "Canonical windows").
+WINDOW_FIELDS = (
+    "window_id",
+    "trace_id",
+    "action",
+    "event",
+    "actor",
+    "pre_state",
+    "post_state",
+    "input",
+)
+
+
+def canonical_windows(corpus: TraceCorpus) -> list[dict]:
+    """The corpus's windows as the cutters produced them, in import order; what the scorer
+    scores against, and what `export_windows` writes for a scorer container."""
+    rows = TraceWindow.objects.filter(corpus=corpus).order_by("id").values(*WINDOW_FIELDS)
+    return [{k: v for k, v in row.items() if not (k == "input" and v is None)} for row in rows]

@@ -24,29 +24,18 @@ from django.utils import timezone
 from rq.timeouts import JobTimeoutException
 
 from evaluation.contracts import ContractError, load_contract, parse_adapter
-from evaluation.pipeline import PhaseCrashed, PhaseOutcome, score_spec
-from leaderboard.importing import current_corpus
+from evaluation.pipeline import PhaseCrashed, PhaseOutcome
+from leaderboard.backends import ScorerUnavailable, score_run
+from leaderboard.importing import canonical_windows, current_corpus
 from leaderboard.models import (
     ActionResult,
     InvariantResult,
     PhaseResult,
     Run,
-    TraceWindow,
     WindowResult,
 )
 
 log = logging.getLogger(__name__)
-
-WINDOW_FIELDS = (
-    "window_id",
-    "trace_id",
-    "action",
-    "event",
-    "actor",
-    "pre_state",
-    "post_state",
-    "input",
-)
 
 
 class RunSetupError(Exception):
@@ -76,15 +65,8 @@ def evaluate_run(run_id: int) -> str:
 
     try:
         contract, adapter, windows = _load_inputs(run)
-        report = score_spec(
-            run.spec_text,
-            contract,
-            windows,
-            adapter=adapter,
-            on_phase=on_phase,
-            cfg_text=run.cfg_text or None,
-        )
-    except RunSetupError as exc:
+        report = score_run(run, contract, adapter, windows, on_phase)
+    except (RunSetupError, ScorerUnavailable) as exc:
         return _fail(run, str(exc))
     except PhaseCrashed as exc:
         log.exception("run %s: %s", run.pk, exc)
@@ -143,8 +125,7 @@ def _windows(run: Run, contract) -> list[dict]:
             "service yet, so conformance cannot be scored; a maintainer must run "
             "`manage.py import_benchmark`, then rescore this run"
         )
-    rows = TraceWindow.objects.filter(corpus=corpus).order_by("id").values(*WINDOW_FIELDS)
-    return [{k: v for k, v in row.items() if not (k == "input" and v is None)} for row in rows]
+    return canonical_windows(corpus)
 
 
 # ---------------------------------------------------------------------------------------------

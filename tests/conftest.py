@@ -35,3 +35,11 @@ def rq_redis(settings):
         settings.RQ_QUEUES = {"evaluation": {"URL": url, "DEFAULT_TIMEOUT": 900}}
         settings.RQ_FORCE_INLINE = False
         yield url
+
+
+@pytest.fixture(scope="session")
+def docker_client():
+    """The Docker engine with the scorer image; skips without it, fails under CI=true."""
+    from tests.docker_support import engine_with_image
+
+    return engine_with_image()

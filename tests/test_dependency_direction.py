@@ -18,7 +18,14 @@ REPO = Path(__file__).resolve().parent.parent
 PROJECT_PACKAGES = ("evaluation", "leaderboard", "config")
 SCANNED = ("evaluation", "leaderboard")
 # What the site may import from the scorer (docs/ARCHITECTURE.md, "Layers").
-SITE_ENTRIES = {"evaluation.pipeline", "evaluation.contracts", "evaluation.scoring"}
+SITE_ENTRIES = {
+    "evaluation.pipeline",
+    "evaluation.contracts",
+    "evaluation.scoring",
+    # The docker backend and the score command on files (the scorer image's entry point).
+    "evaluation.container",
+    "evaluation.cli",
+}
 # The trace cutters, for the code that imports corpora (or cuts them for `manage.py score`).
 WINDOWS_USERS = {"leaderboard.importing", "leaderboard.management.commands.score"}
 # Function-level imports of project modules that are allowed, each with the reason. An import
@@ -170,7 +177,8 @@ LAYERS = (
                             "evaluation.tla", "evaluation.windows", "evaluation")),
     ("scorer phases", ("evaluation.conformance", "evaluation.phases", "evaluation.lint",
                        "evaluation.adapter_text")),
-    ("scorer entry", ("evaluation.pipeline",)),
+    ("scorer entry", ("evaluation.pipeline", "evaluation.cli", "evaluation.textreport",
+                      "evaluation.container", "evaluation.imagesetup", "evaluation.__main__")),
     ("site data", ("leaderboard.models", "leaderboard.querysets", "leaderboard.board_cache",
                    "leaderboard.apps", "leaderboard", "config.settings", "config.env", "config")),
     ("site services", ("leaderboard.",)),

@@ -11,6 +11,8 @@ from config.env import (
     ImproperlyConfiguredEnv,
     database_from_url,
     env_bool,
+    env_choice,
+    env_float,
     env_int,
     env_list,
     env_rate,
@@ -100,3 +102,18 @@ def test_production_mode_starts_with_a_secret_key_and_debug_mode_without_one():
     debug = _import_settings(DEBUG="1")
     assert debug.returncode == 0, debug.stderr
     assert debug.stdout.split()[0] == "True"
+
+
+def test_the_scorer_backend_is_one_of_the_known_names(monkeypatch):
+    monkeypatch.delenv("SMB_BACKEND", raising=False)
+    assert env_choice("SMB_BACKEND", "local", ("local", "docker")) == "local"
+    monkeypatch.setenv("SMB_BACKEND", "Docker")
+    assert env_choice("SMB_BACKEND", "local", ("local", "docker")) == "docker"
+    monkeypatch.setenv("SMB_BACKEND", "podman")
+    with pytest.raises(ImproperlyConfiguredEnv, match="SMB_BACKEND='podman': choose one of"):
+        env_choice("SMB_BACKEND", "local", ("local", "docker"))
+    monkeypatch.setenv("SMB_CPUS", "1.5")
+    assert env_float("SMB_CPUS", 2.0) == 1.5
+    monkeypatch.setenv("SMB_CPUS", "many")
+    with pytest.raises(ImproperlyConfiguredEnv, match="not a number"):
+        env_float("SMB_CPUS", 2.0)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import json
+import os
 import re
 import subprocess
 import tempfile
@@ -16,6 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 
 JAR_SHA256 = "58c6df9a1045beb341ee947bc640fe8d89988ad1d0b700e392aa8dd97502129a"
+VERSIONS_ENV = "SYSMOBENCH_TOOL_VERSIONS"
 MODULES_DIR = Path(__file__).resolve().parent / "modules"
 
 
@@ -99,13 +102,31 @@ def tool_versions() -> dict[str, str]:
     """TLC and SANY version banners, read from the jar once per process.
 
     SANY prints its banner only when it parses a file, so it parses an empty module of ours
-    (in a private temporary directory: SANY unpacks standard modules into java.io.tmpdir)."""
+    (in a private temporary directory: SANY unpacks standard modules into java.io.tmpdir).
+    The scorer image records them once at build time (evaluation/imagesetup.py) in the file
+    named by SYSMOBENCH_TOOL_VERSIONS; that record is used when it is for the pinned jar."""
+    recorded = _recorded_versions()
+    if recorded is not None:
+        return recorded
     with tempfile.TemporaryDirectory(prefix="tla-banner-") as tmp:
         Path(tmp, "Banner.tla").write_text("---- MODULE Banner ----\n====\n", encoding="utf-8")
         return {
             "tlc": _banner("tlc2.TLC", ["-help"], tmp, r"TLC2 Version[^\n]*"),
             "sany": _banner("tla2sany.SANY", ["Banner.tla"], tmp, r"SANY2 Version[^\n]*"),
         }
+
+
+def _recorded_versions() -> dict[str, str] | None:
+    path = os.environ.get(VERSIONS_ENV, "").strip()
+    if not path:
+        return None
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("jar_sha256") != JAR_SHA256:
+        return None
+    return {"tlc": str(data.get("tlc", "unknown")), "sany": str(data.get("sany", "unknown"))}
 
 
 def fingerprint() -> dict[str, str]:

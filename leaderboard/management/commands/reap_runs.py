@@ -8,6 +8,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from evaluation.pipeline import sweep_abandoned_run_dirs
+from leaderboard.backends import reap_containers
 from leaderboard.reaper import reap_stale_runs
 
 
@@ -22,3 +23,9 @@ class Command(BaseCommand):
         # A run directory outliving the stale-run threshold belongs to a worker that was killed.
         swept = sweep_abandoned_run_dirs(settings.SCORING_STALE_AFTER_SECONDS)
         self.stdout.write(f"abandoned sandbox directories removed: {len(swept)}")
+        leftovers = reap_containers()
+        if leftovers is not None:
+            self.stdout.write(
+                f"scorer containers removed: {len(leftovers['containers'])}, "
+                f"input directories removed: {len(leftovers['inputs'])}"
+            )

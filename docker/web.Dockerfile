@@ -1,0 +1,44 @@
+# The site image: web (gunicorn), scoring workers and the reaper run from it (compose.yaml).
+# Java is here too: the upload form lints with SANY, and SCORER_BACKEND=local scores in-process.
+#
+#   docker build -f docker/web.Dockerfile -t sysmobench-web .
+#   (bin/build-images builds both images, from a local base when the public one cannot be pulled)
+ARG BASE_IMAGE=debian:bookworm-slim
+FROM ${BASE_IMAGE}
+
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+      python3 python3-venv default-jre-headless ca-certificates \
+ && rm -rf /var/lib/apt/lists/*
+
+COPY requirements.txt docker/install-requirements /tmp/build/
+COPY docker/wheels/ /tmp/build/wheels/
+RUN sh /tmp/build/install-requirements /tmp/build/requirements.txt && rm -rf /tmp/build
+
+RUN useradd --system --uid 10002 --user-group --create-home --home-dir /home/app app
+
+WORKDIR /srv/sysmobench
+ENV PATH=/opt/venv/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    LANG=C.UTF-8 \
+    DEBUG=0 \
+    SYSMOBENCH_DATA_DIR=/data/sysmobench
+
+COPY manage.py ./
+COPY config/ config/
+COPY evaluation/ evaluation/
+COPY leaderboard/ leaderboard/
+COPY templates/ templates/
+COPY static/ static/
+COPY fixtures/ fixtures/
+COPY tasks_data/ tasks_data/
+# Static files collected once, served by WhiteNoise; the key only lets settings load here.
+RUN python -m compileall -q config evaluation leaderboard \
+ && SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput -v 0 \
+ && python -c "from evaluation.tla.tools import jar_path; print('tla2tools.jar OK:', jar_path())"
+
+USER app
+EXPOSE 8000
+CMD ["gunicorn", "config.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3", \
+     "--access-logfile", "-"]

@@ -1,0 +1,217 @@
+"""`python -m evaluation score`: the scorer without Django, and the scorer container's entry point.
+
+    python -m evaluation score --task spin spec.tla [--cfg spec.cfg] [--adapter adapter.yaml]
+        [--tasks-dir DIR] [--windows FILE | --data-dir DIR] [--phases ...] [--json]
+        [--progress text|json|none]
+
+All four phases (the default) go through `evaluation.pipeline.score_spec`, exactly as the scoring
+job does, so `--json` prints the same document as `manage.py score --json` (which calls
+`score_files` below). Inputs are plain files, so a container can mount them read-only:
+
+- the contract comes from `--tasks-dir` (env SYSMOBENCH_TASKS_DIR, default the tasks_data folder
+  beside this package);
+- the windows come from `--windows`, a canonical windows file (JSON Lines, one window object per
+  line, the objects `evaluation.windows` cutters produce and `manage.py export_windows` writes;
+  docs/ARCHITECTURE.md, "Canonical windows"), or are cut from the SysMoBench data in `--data-dir`
+  (env SYSMOBENCH_DATA_DIR, default ../shared/sysmobench).
+
+With `--progress json` each phase's full outcome goes to stderr as one line
+`{"event": "phase", "outcome": {...}}` as soon as it finishes: the container backend reads them
+to write the run page live. Exit status: 0 scored, 2 bad input (message on stderr), 3 scorer bug.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from evaluation import pipeline
+from evaluation.contracts import TASKS_DATA_DIR, ContractError, load_contract, parse_adapter
+from evaluation.results import PhaseOutcome
+from evaluation.textreport import render
+from evaluation.windows import WindowFormatError, cut_windows
+from evaluation.windows.ndjson import read_objects
+
+PHASES = pipeline.PHASES
+PROJECT_DIR = Path(__file__).resolve().parent.parent
+EXIT_BAD_INPUT = 2
+EXIT_INTERNAL = 3
+PROGRESS_EVENT = "phase"
+
+
+class InputError(Exception):
+    """The files or options given cannot be scored; the message says which and why."""
+
+
+def default_data_dir() -> Path:
+    configured = os.environ.get("SYSMOBENCH_DATA_DIR", "").strip()
+    return Path(configured) if configured else PROJECT_DIR.parent / "shared" / "sysmobench"
+
+
+def default_tasks_dir() -> Path:
+    configured = os.environ.get("SYSMOBENCH_TASKS_DIR", "").strip()
+    return Path(configured) if configured else TASKS_DATA_DIR
+
+
+def score_files(
+    spec: str,
+    task: str,
+    cfg: str | None = None,
+    adapter: str | None = None,
+    tasks_dir: str | Path | None = None,
+    windows_file: str | None = None,
+    data_dir: str | Path | None = None,
+    phases: str | list[str] = PHASES,
+    on_phase=None,
+) -> dict:
+    """Score the spec at `spec` for `task`; the result document (`--json`'s output)."""
+    spec_text = read_text(spec)
+    cfg_text = read_text(cfg) if cfg else None
+    problem = pipeline.cfg_problem(cfg_text)
+    if problem:
+        raise InputError(f"the cfg cannot be read: {problem}")
+    chosen = parse_phases(phases)
+    contract = load_task(task, tasks_dir or default_tasks_dir())
+    parsed_adapter = load_adapter(adapter, contract)
+    windows: list[dict] = []
+    if "conformance" in chosen and contract.has_traces:
+        if windows_file:
+            windows = read_windows(windows_file)
+        else:
+            windows = cut(contract, data_dir or default_data_dir())
+    report = pipeline.score_spec(
+        spec_text, contract, windows, parsed_adapter, on_phase, cfg_text=cfg_text, phases=chosen
+    )
+    result = report.to_dict()
+    if report.overall is None:
+        del result["fingerprint"]  # a partial run's figures are not an official score
+    return result
+
+
+def read_text(path: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read {path}: {exc}") from exc
+
+
+def parse_phases(value: str | list[str]) -> list[str]:
+    items = value.split(",") if isinstance(value, str) else value
+    try:
+        return pipeline.select_phases(p.strip() for p in items if p.strip())
+    except ValueError as exc:
+        raise InputError(str(exc)) from exc
+
+
+def load_task(slug: str, tasks_dir: str | Path):
+    try:
+        return load_contract(slug, tasks_dir)
+    except (ContractError, OSError) as exc:
+        raise InputError(f"task {slug!r}: {exc}") from exc
+
+
+def load_adapter(path: str | None, contract):
+    if not path:
+        return None
+    try:
+        return parse_adapter(read_text(path), contract, file=path)
+    except ContractError as exc:
+        raise InputError(str(exc)) from exc
+
+
+def read_windows(path: str | Path) -> list[dict]:
+    """A canonical windows file: JSON Lines, one window object per line."""
+    try:
+        return [obj for _number, _where, obj in read_objects(Path(path))]
+    except (WindowFormatError, OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read windows from {path}: {exc}") from exc
+
+
+def write_windows(windows: list[dict], path: str | Path) -> None:
+    """The inverse of `read_windows` (compact JSON, one object per line)."""
+    with open(path, "w", encoding="utf-8") as handle:
+        for window in windows:
+            handle.write(json.dumps(window, sort_keys=True, separators=(",", ":")) + "\n")
+
+
+def cut(contract, data_dir: str | Path) -> list[dict]:
+    try:
+        return cut_windows(contract, data_dir)
+    except (WindowFormatError, OSError) as exc:
+        raise InputError(f"cannot cut windows for {contract.slug} from {data_dir}: {exc}") from exc
+
+
+# ----------------------------------------------------------------------------- command line
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m evaluation")
+    commands = parser.add_subparsers(dest="command", required=True)
+    score = commands.add_parser("score", help="score a TLA+ spec for a task")
+    score.add_argument("spec", help="path to the .tla file")
+    score.add_argument("--task", required=True, help="task slug, e.g. spin")
+    score.add_argument(
+        "--cfg",
+        help="the submitter's TLC .cfg: constants the contract does not pin, model values, "
+        "SPECIFICATION/INIT/NEXT (the rest is reported as ignored)",
+    )
+    score.add_argument("--adapter", help="adapter YAML mapping the spec to the task contract")
+    score.add_argument("--tasks-dir", help="folder of task contracts (env SYSMOBENCH_TASKS_DIR)")
+    score.add_argument("--windows", help="canonical windows file (JSON Lines) for conformance")
+    score.add_argument("--data-dir", help="SysMoBench data folder to cut windows from instead")
+    score.add_argument("--phases", default=",".join(PHASES), help="comma-separated subset")
+    score.add_argument("--json", action="store_true", help="print the result as JSON")
+    score.add_argument(
+        "--progress",
+        choices=("text", "json", "none"),
+        default="text",
+        help="one line per finished phase on stderr",
+    )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        result = score_files(
+            args.spec,
+            args.task,
+            cfg=args.cfg,
+            adapter=args.adapter,
+            tasks_dir=args.tasks_dir,
+            windows_file=args.windows,
+            data_dir=args.data_dir,
+            phases=args.phases,
+            on_phase=_progress_writer(args.progress),
+        )
+    except InputError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return EXIT_BAD_INPUT
+    except pipeline.PhaseCrashed as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return EXIT_INTERNAL
+    if args.json:
+        sys.stdout.write(json.dumps(result, indent=2, default=str) + "\n")
+    else:
+        sys.stdout.write(render(result))
+    sys.stdout.flush()
+    return 0
+
+
+def _progress_writer(mode: str):
+    if mode == "none":
+        return None
+
+    def write(outcome: PhaseOutcome) -> None:
+        if mode == "json":
+            line = json.dumps({"event": PROGRESS_EVENT, "outcome": outcome.to_dict()}, default=str)
+        else:
+            score = "-" if outcome.score is None else f"{outcome.score:.3f}"
+            line = f"{outcome.phase}: {outcome.status}, score {score}"
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+
+    return write

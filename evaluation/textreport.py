@@ -1,0 +1,53 @@
+"""The plain-text table `score` prints without --json (both `python -m evaluation score` and
+`manage.py score`)."""
+
+
+def render(result: dict) -> str:
+    """A table of the phases, each followed by its diagnostic lines."""
+    lines = [f"{'phase':<12} {'status':<8} {'score':>6} {'time':>7}"]
+    for name, phase in result["phases"].items():
+        score = "-" if phase["score"] is None else f"{phase['score']:.3f}"
+        lines.append(
+            f"{name:<12} {phase['status']:<8} {score:>6} {phase['duration_seconds']:>6.1f}s"
+        )
+        lines.extend("    " + line for line in _phase_lines(phase))
+    overall = result.get("overall")
+    lines.append(
+        f"overall {overall:.3f}" if overall is not None else "overall: n/a (not all phases ran)"
+    )
+    return "\n".join(lines) + "\n"
+
+
+def _phase_lines(phase: dict) -> list[str]:
+    details = phase["details"]
+    lines = [m.splitlines()[0] for m in details.get("whole_module", {}).get("messages", []) if m]
+    for row in details.get("definitions", []):
+        if row["verdict"] != "ok":
+            message = row["message"].strip().splitlines()
+            lines.append(f"{row['name']} (line {row['line']}): {message[-1] if message else ''}")
+    if phase["phase"] != "syntax":  # its per-definition rows are shown above when failing
+        lines.extend(_action_line(phase["phase"], action) for action in phase["actions"])
+    lines.extend(
+        f"{inv['name']} ({inv['kind']}): {inv['verdict']}"
+        + (
+            f" - {inv['reason'].splitlines()[0]}"
+            if inv["reason"] and inv["verdict"] != "holds"
+            else ""
+        )
+        for inv in phase["invariants"]
+    )
+    error = details.get("error")
+    if error:
+        text = error.get("message", "") if isinstance(error, dict) else str(error)
+        lines.append("error: " + text.strip()[:300])
+    if details.get("reason"):
+        lines.append(details["reason"])
+    return lines
+
+
+def _action_line(phase: str, action: dict) -> str:
+    detail = action["detail"]
+    if phase == "runtime":
+        error = " ERROR" if detail.get("error") else ""
+        return f"{action['action']}: fired {detail.get('generated')}{error}"
+    return f"{action['action']}: {action['passed']}/{action['total']}"

@@ -1,0 +1,62 @@
+"""Which backend scores a run (settings.SCORER_BACKEND) and the site's side of each.
+
+- `local`: `evaluation.pipeline.score_spec` in the worker process, each SANY/TLC call in its own
+  sandbox (evaluation/tla/sandbox.py).
+- `docker`: the whole run in one container of the scorer image (`evaluation.container`); the
+  fingerprint then also names the image's id, shown on the run page.
+
+Both call `on_phase(outcome)` as each phase finishes and return the same `ScoreReport`.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+
+from evaluation import container
+from evaluation.pipeline import ScoreReport, score_spec
+
+# The docker backend could not score the run (engine down, image missing, deadline, memory);
+# the message is for the submitter.
+ScorerUnavailable = container.ContainerError
+
+
+def container_settings() -> container.ContainerSettings:
+    return container.ContainerSettings(
+        image=settings.SCORER_DOCKER_IMAGE,
+        cpus=settings.SCORER_DOCKER_CPUS,
+        pids=settings.SCORER_DOCKER_PIDS,
+        tmpfs_mb=settings.SCORER_DOCKER_TMPFS_MB,
+        input_root=settings.SCORER_DOCKER_INPUT_DIR,
+        max_seconds=settings.SCORER_DOCKER_MAX_SECONDS,
+    )
+
+
+def score_run(run, contract, adapter, windows, on_phase) -> ScoreReport:
+    if settings.SCORER_BACKEND == "docker":
+        return container.score_in_container(
+            run.spec_text,
+            contract,
+            windows,
+            adapter_text=run.adapter_text,
+            cfg_text=run.cfg_text or None,
+            settings=container_settings(),
+            on_phase=on_phase,
+            run_label=str(run.pk),
+        )
+    report = score_spec(
+        run.spec_text,
+        contract,
+        windows,
+        adapter=adapter,
+        on_phase=on_phase,
+        cfg_text=run.cfg_text or None,
+    )
+    report.fingerprint["scorer_backend"] = "local"
+    return report
+
+
+def reap_containers() -> dict[str, list[str]] | None:
+    """Leftover scorer containers and input folders removed (None: the docker backend is off)."""
+    if settings.SCORER_BACKEND != "docker":
+        return None
+    return container.reap_containers(input_root=settings.SCORER_DOCKER_INPUT_DIR)

@@ -1,0 +1,34 @@
+"""Write a task's imported windows as a canonical windows file (JSON Lines, one window a line).
+
+    python manage.py export_windows --task spin [-o spin-windows.jsonl]
+
+The file is what `python -m evaluation score --windows FILE` reads, e.g. in the scorer container:
+the windows of the task's newest imported corpus, exactly the ones the site scores against.
+"""
+
+from django.core.management.base import BaseCommand, CommandError
+
+from evaluation.cli import write_windows
+from leaderboard.importing import canonical_windows, current_corpus
+from leaderboard.models import Task
+
+
+class Command(BaseCommand):
+    help = "Write a task's imported trace windows to a JSON Lines file."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--task", required=True, help="task slug, e.g. spin")
+        parser.add_argument("-o", "--output", help="file to write (default <task>-windows.jsonl)")
+
+    def handle(self, *args, **options):
+        slug = options["task"]
+        task = Task.objects.filter(slug=slug).first()
+        if task is None:
+            raise CommandError(f"no task {slug!r}; run `manage.py import_benchmark` first")
+        corpus = current_corpus(task)
+        if corpus is None:
+            raise CommandError(f"task {slug!r} has no imported trace windows")
+        windows = canonical_windows(corpus)
+        output = options["output"] or f"{slug}-windows.jsonl"
+        write_windows(windows, output)
+        self.stdout.write(f"{len(windows)} windows of corpus {corpus.version} written to {output}")

@@ -1,0 +1,64 @@
+"""Shared support for the tests that need a Docker engine and the scorer image.
+
+Without an engine (or without the image) these tests skip on a developer's machine but FAIL when
+CI=true: CI (.ci/run) starts dockerd and builds the image, so a missing engine there is a broken
+pipeline, not a reason to pass quietly.
+"""
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from evaluation import container
+
+IMAGE = os.environ.get("SCORER_DOCKER_IMAGE", "sysmobench-scorer:latest")
+SPIN_SPEC = (
+    Path(__file__).resolve().parent.parent / "tasks_data" / "spin" / "reference" / "spin.tla"
+)
+
+
+def _unavailable(reason: str):
+    if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
+        pytest.fail(f"CI needs the Docker engine and the scorer image: {reason}")
+    pytest.skip(reason)
+
+
+def engine_with_image():
+    """A client for the engine that has the scorer image (skip, or fail under CI, otherwise)."""
+    try:
+        client = container.docker_client()
+    except container.ContainerError as exc:
+        _unavailable(str(exc))
+    try:
+        container.image_identity(client, IMAGE)
+    except container.ContainerError as exc:
+        _unavailable(str(exc))
+    return client
+
+
+def settings(**overrides) -> container.ContainerSettings:
+    return container.ContainerSettings(image=IMAGE, **overrides)
+
+
+def scorer_containers(client, run_label: str | None = None) -> list:
+    wanted = [f"{container.LABEL}=1"]
+    if run_label is not None:
+        wanted.append(f"{container.RUN_LABEL}={run_label}")
+    return client.containers.list(all=True, filters={"label": wanted})
+
+
+def input_dirs(root: Path) -> list[Path]:
+    return sorted(root.glob(f"{container.INPUT_PREFIX}*"))
+
+
+def assert_nothing_left(client, run_label: str, input_root: Path) -> None:
+    """No container of this run (removal is asynchronous in the engine: allow a moment), and no
+    input directory."""
+    for _ in range(20):
+        if not scorer_containers(client, run_label):
+            break
+        time.sleep(0.25)
+    assert scorer_containers(client, run_label) == []
+    assert input_dirs(input_root) == []

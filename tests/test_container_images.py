@@ -1,0 +1,54 @@
+"""The image recipes and the container limits, checked without an engine."""
+
+from pathlib import Path
+
+from evaluation import cli
+from evaluation.container import OVERHEAD_MB, ContainerSettings, container_options, limits_for
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _pins(name: str) -> dict[str, str]:
+    pins = {}
+    for line in (ROOT / name).read_text().splitlines():
+        line = line.split("#", 1)[0].split(";", 1)[0].strip()
+        if line and not line.startswith("-"):
+            package, version = line.split("==")
+            pins[package.lower()] = version
+    return pins
+
+
+def test_the_scorer_image_pins_the_same_versions_as_the_site():
+    scorer, site = _pins("requirements-scorer.txt"), _pins("requirements.txt")
+    assert scorer and {p: site.get(p) for p in scorer} == scorer
+
+
+def test_both_images_build_from_a_base_argument_defaulting_to_public_debian():
+    for name in ("scorer", "web"):
+        text = (ROOT / "docker" / f"{name}.Dockerfile").read_text()
+        assert "ARG BASE_IMAGE=debian:bookworm-slim\nFROM ${BASE_IMAGE}\n" in text
+        users = [line for line in text.splitlines() if line.startswith("USER ")]
+        assert users and users[-1] not in ("USER root", "USER 0"), name
+
+
+def test_limits_follow_the_contract_budgets():
+    spin = cli.load_task("spin", cli.default_tasks_dir())
+    locksvc = cli.load_task("locksvc", cli.default_tasks_dir())
+    settings = ContainerSettings(tmpfs_mb=100)
+    # spin: 60 + 60 + 300 + 120 s of phase budgets; locksvc's invariants get 900 s.
+    assert limits_for(spin, settings).wall_seconds == 540 + settings.margin_seconds
+    assert limits_for(locksvc, settings).wall_seconds == 1320 + settings.margin_seconds
+    assert limits_for(spin, settings).memory_mb == 512 + 100 + OVERHEAD_MB
+    assert limits_for(spin, ContainerSettings(max_seconds=30)).wall_seconds == 30
+
+
+def test_every_run_gets_the_isolation_options():
+    options = container_options(
+        limits_for(cli.load_task("spin", cli.default_tasks_dir()), ContainerSettings())
+    )
+    assert options["network_mode"] == "none"
+    assert options["read_only"] is True
+    assert options["cap_drop"] == ["ALL"]
+    assert options["security_opt"] == ["no-new-privileges"]
+    assert options["user"] != "root" and not options["user"].startswith("0")
+    assert options["mem_limit"] == options["memswap_limit"]

@@ -1,0 +1,60 @@
+"""With SCORER_BACKEND=docker the scoring job scores in a container and the run page says which."""
+
+from pathlib import Path
+
+import pytest
+from django.conf import settings as django_settings
+from django.urls import reverse
+
+from evaluation.contracts import load_contract
+from leaderboard.importing import import_corpus, sync_task
+from leaderboard.jobs import evaluate_run
+from leaderboard.models import Run
+from tests.base import make_model, make_run
+from tests.docker_support import IMAGE, SPIN_SPEC, assert_nothing_left
+
+pytestmark = [pytest.mark.tla, pytest.mark.docker, pytest.mark.django_db]
+
+
+@pytest.fixture
+def docker_backend(settings, docker_client, tmp_path):
+    settings.SCORER_BACKEND = "docker"
+    settings.SCORER_DOCKER_IMAGE = IMAGE
+    settings.SCORER_DOCKER_INPUT_DIR = str(tmp_path)
+    return docker_client
+
+
+def _spin_run():
+    contract = load_contract("spin")
+    task, _ = sync_task(contract)
+    import_corpus(task, contract, Path(django_settings.SYSMOBENCH_DATA_DIR))
+    return make_run(make_model(), task, spec_text=SPIN_SPEC.read_text())
+
+
+def test_a_spin_upload_is_scored_in_a_container_and_the_page_shows_the_image(
+    docker_backend, client, tmp_path
+):
+    run = _spin_run()
+    assert evaluate_run(run.pk) == Run.Status.FINISHED
+    run.refresh_from_db()
+    assert run.overall == 1.0
+    assert run.fingerprint["scorer_backend"] == "docker"
+    image_id = docker_backend.images.get(IMAGE).id
+    assert run.fingerprint["scorer_image_id"] == image_id
+    assert sorted(run.phase_results.values_list("phase", flat=True)) == sorted(
+        ["syntax", "runtime", "conformance", "invariant"]
+    )
+    assert run.phase_results.get(phase="conformance").window_results.count() == 304
+    page = client.get(reverse("run_detail", args=[run.pk])).content.decode()
+    assert "Scored in its own container" in page and image_id in page
+    assert_nothing_left(docker_backend, str(run.pk), tmp_path)
+
+
+def test_a_missing_image_fails_the_run_with_a_reason_and_loses_nothing(docker_backend, settings):
+    settings.SCORER_DOCKER_IMAGE = "sysmobench-scorer:no-such-tag"
+    run = _spin_run()
+    assert evaluate_run(run.pk) == Run.Status.FAILED
+    run.refresh_from_db()
+    assert "sysmobench-scorer:no-such-tag" in run.failure_reason
+    assert "bin/build-images" in run.failure_reason
+    assert run.spec_text == SPIN_SPEC.read_text()
