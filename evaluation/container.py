@@ -418,15 +418,19 @@ def reap_containers(
     now: float | None = None,
     input_root: str | None = None,
     input_older_than: float = 3 * 3600,
+    is_live: Callable[[str], bool] | None = None,
 ) -> dict[str, list[str]]:
-    """Remove scorer containers left behind: those past their deadline label, and those whose
-    worker process on this host is gone; then input directories older than any run can be.
-    A container whose worker may still read its result is left alone. Returns what was removed."""
+    """Remove scorer containers left behind: those past their deadline label, those whose
+    worker process on this host is gone, and those whose run label `is_live(label)` says is no
+    longer being scored (the site's record of the run, which sees workers on every host); then
+    input directories older than any run can be. Returns what was removed."""
     client = client or docker_client()
     now = time.time() if now is None else now
     removed: dict[str, list[str]] = {"containers": [], "inputs": []}
     for container in client.containers.list(all=True, filters={"label": f"{LABEL}=1"}):
-        if _in_use(container.labels or {}, now):
+        labels = container.labels or {}
+        live = is_live is None or is_live(labels.get(RUN_LABEL, ""))
+        if live and _in_use(labels, now):
             continue
         _remove(container)
         removed["containers"].append(container.name)

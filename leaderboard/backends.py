@@ -14,6 +14,7 @@ from django.conf import settings
 
 from evaluation import container
 from evaluation.pipeline import ScoreReport, score_spec
+from leaderboard.models import Run
 
 # The docker backend could not score the run (engine down, image missing, deadline, memory);
 # the message is for the submitter.
@@ -41,7 +42,7 @@ def score_run(run, contract, adapter, windows, on_phase) -> ScoreReport:
             cfg_text=run.cfg_text or None,
             settings=container_settings(),
             on_phase=on_phase,
-            run_label=str(run.pk),
+            run_label=run_label(run),
         )
     report = score_spec(
         run.spec_text,
@@ -55,8 +56,26 @@ def score_run(run, contract, adapter, windows, on_phase) -> ScoreReport:
     return report
 
 
+def run_label(run) -> str:
+    """`<run pk>.<attempt>`: the container of one attempt (a re-queued run gets a new one)."""
+    return f"{run.pk}.{run.attempts}"
+
+
+def attempt_is_live(label: str) -> bool:
+    """Whether the attempt a container was started for is still the one being scored. A
+    container of an attempt whose worker died (the run was re-queued, failed or finished
+    since) is a leftover wherever that worker ran; other labels are judged by their deadline."""
+    pk, _, attempt = label.partition(".")
+    if not (pk.isdigit() and attempt.isdigit()):
+        return True
+    running = Run.objects.filter(pk=int(pk), status=Run.Status.RUNNING, attempts=int(attempt))
+    return running.exists()
+
+
 def reap_containers() -> dict[str, list[str]] | None:
     """Leftover scorer containers and input folders removed (None: the docker backend is off)."""
     if settings.SCORER_BACKEND != "docker":
         return None
-    return container.reap_containers(input_root=settings.SCORER_DOCKER_INPUT_DIR)
+    return container.reap_containers(
+        input_root=settings.SCORER_DOCKER_INPUT_DIR, is_live=attempt_is_live
+    )

@@ -6,6 +6,7 @@ pipeline, not a reason to pass quietly.
 """
 
 import os
+import socket
 import time
 from pathlib import Path
 
@@ -62,3 +63,21 @@ def assert_nothing_left(client, run_label: str, input_root: Path) -> None:
         time.sleep(0.25)
     assert scorer_containers(client, run_label) == []
     assert input_dirs(input_root) == []
+
+
+def sleeping_container(client, run_label: str, deadline: float, worker_pid: int):
+    """A running scorer container labelled as a run's would be (what a dead worker leaves)."""
+    limits = container.Limits(wall_seconds=300, memory_mb=256, cpus=0.5, pids=16, tmpfs_mb=8)
+    made = client.containers.create(
+        IMAGE,
+        entrypoint=["python", "-c", "import time; time.sleep(300)"],
+        labels={
+            container.LABEL: "1",
+            container.RUN_LABEL: run_label,
+            container.DEADLINE_LABEL: str(int(deadline)),
+            container.WORKER_LABEL: f"{socket.gethostname()}:{worker_pid}",
+        },
+        **container.container_options(limits),
+    )
+    made.start()
+    return made

@@ -1,17 +1,28 @@
 """With SCORER_BACKEND=docker the scoring job scores in a container and the run page says which."""
 
+import os
+import time
+from contextlib import suppress
 from pathlib import Path
 
 import pytest
 from django.conf import settings as django_settings
 from django.urls import reverse
+from docker.errors import NotFound
 
 from evaluation.contracts import load_contract
+from leaderboard.backends import reap_containers
 from leaderboard.importing import import_corpus, sync_task
 from leaderboard.jobs import evaluate_run
 from leaderboard.models import Run
 from tests.base import make_model, make_run
-from tests.docker_support import IMAGE, SPIN_SPEC, assert_nothing_left
+from tests.docker_support import (
+    IMAGE,
+    SPIN_SPEC,
+    assert_nothing_left,
+    scorer_containers,
+    sleeping_container,
+)
 
 pytestmark = [pytest.mark.tla, pytest.mark.docker, pytest.mark.django_db]
 
@@ -47,7 +58,7 @@ def test_a_spin_upload_is_scored_in_a_container_and_the_page_shows_the_image(
     assert run.phase_results.get(phase="conformance").window_results.count() == 304
     page = client.get(reverse("run_detail", args=[run.pk])).content.decode()
     assert "Scored in its own container" in page and image_id in page
-    assert_nothing_left(docker_backend, str(run.pk), tmp_path)
+    assert_nothing_left(docker_backend, f"{run.pk}.{run.attempts}", tmp_path)
 
 
 def test_a_missing_image_fails_the_run_with_a_reason_and_loses_nothing(docker_backend, settings):
@@ -58,3 +69,23 @@ def test_a_missing_image_fails_the_run_with_a_reason_and_loses_nothing(docker_ba
     assert "sysmobench-scorer:no-such-tag" in run.failure_reason
     assert "bin/build-images" in run.failure_reason
     assert run.spec_text == SPIN_SPEC.read_text()
+
+
+def test_the_reaper_removes_the_container_of_an_attempt_whose_worker_died(docker_backend):
+    # Attempt 1's worker died on some other machine (its pid means nothing here) and the run was
+    # re-queued and claimed again: attempt 2 is being scored now.
+    run = _spin_run()
+    Run.objects.filter(pk=run.pk).update(status=Run.Status.RUNNING, attempts=2)
+    far = time.time() + 600
+    stale = sleeping_container(docker_backend, f"{run.pk}.1", far, os.getpid())
+    current = sleeping_container(docker_backend, f"{run.pk}.2", far, os.getpid())
+    try:
+        removed = reap_containers()
+        assert removed["containers"] == [stale.name]
+        assert [c.name for c in scorer_containers(docker_backend, f"{run.pk}.2")] == [current.name]
+        Run.objects.filter(pk=run.pk).update(status=Run.Status.FAILED)
+        assert reap_containers()["containers"] == [current.name]
+    finally:
+        for made in (stale, current):
+            with suppress(NotFound):
+                made.remove(force=True)
