@@ -33,6 +33,8 @@ COPY templates/ templates/
 COPY static/ static/
 COPY fixtures/ fixtures/
 COPY tasks_data/ tasks_data/
+# Traces our own harnesses made (contracts with `traces.source: project`), for import_benchmark.
+COPY harnesses/ harnesses/
 # Static files collected once, served by WhiteNoise; the key only lets settings load here.
 RUN python -m compileall -q config evaluation leaderboard \
  && SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput -v 0 \
