@@ -30,7 +30,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--task", default="spin")
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--cpus", type=float, default=2.0, help="the container's CPU limit")
+    parser.add_argument("--cpus", type=float, default=2.0, help="container CPU limit (0: none)")
     parser.add_argument("--image", default="sysmobench-scorer:latest")
     args = parser.parse_args()
 
@@ -61,11 +61,15 @@ def main() -> None:
             report = score()
             elapsed = time.monotonic() - started
             label = "warm-up" if round_no == 0 else f"#{round_no}"
+            # Outside the phases: container start, Python start and the report for docker.
+            phases = sum(o.duration_seconds for o in report.outcomes.values())
             print(
-                f"{args.task} {name:<6} {label:<7} {elapsed:6.2f} s  overall {report.overall:.3f}"
+                f"{args.task} {name:<6} {label:<7} {elapsed:6.2f} s  (phases {phases:5.2f} s, "
+                f"outside them {elapsed - phases:4.2f} s)  overall {report.overall:.3f}"
             )
             if round_no:
                 times[name].append(elapsed)
+                outside[name].append(elapsed - phases)
     local_median = statistics.median(times["local"])
     docker_median = statistics.median(times["docker"])
     ratio = docker_median / local_median
