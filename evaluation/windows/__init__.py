@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evaluation.windows import etcd, mutex, pgo, redisraft, ringbuffer, rwmutex, spin
+from evaluation.windows import etcd, mutex, pgo, redisraft, ringbuffer, rwmutex, spin, zookeeper
 from evaluation.windows.errors import WindowFormatError
 
 CUTTERS = {
@@ -24,6 +24,7 @@ CUTTERS = {
     "asterinas-mutex": mutex.cut,
     "asterinas-rwmutex": rwmutex.cut,
     "asterinas-ringbuffer": ringbuffer.cut,
+    "zookeeper-ndjson": zookeeper.cut,
 }
 
 # Contracts with `traces.source: project` name files relative to the project root (traces our own
