@@ -73,9 +73,7 @@ class Ensemble:
         data = self.workdir / f"s{node}" / "data"
         data.mkdir(parents=True, exist_ok=True)
         (data / "myid").write_text(f"{node}\n")
-        servers = "".join(
-            f"server.{n}={self.host(n)}:2888:3888\n" for n in NODES
-        )
+        servers = "".join(f"server.{n}={self.host(n)}:2888:3888\n" for n in NODES)
         (self.workdir / f"s{node}" / "zoo.cfg").write_text(
             f"tickTime={self.tick_ms}\ninitLimit=10\nsyncLimit=5\n"
             f"dataDir={data}\nclientPort=2181\nclientPortAddress={self.host(node)}\n"

@@ -41,10 +41,13 @@ from dataclasses import dataclass, field
 VOTERS = (1, 2, 3)
 LOOKING, FOLLOWING, LEADING = "LOOKING", "FOLLOWING", "LEADING"
 
-LINE = re.compile(r"^\S+ \S+ (?P<node>s\d+|client) \[(?P<thread>[^\]]*(?:\][^\]]*)*?)\] \w+ \w+ - (?P<msg>.*)$")
+LINE = re.compile(
+    r"^\S+ \S+ (?P<node>s\d+|client) \[(?P<thread>[^\]]*(?:\][^\]]*)*?)\] \w+ \w+ - (?P<msg>.*)$"
+)
 RECEIVED = re.compile(
     r"Notification: my state:(?P<my>\w+); n\.sid:(?P<sid>\d+), n\.state:(?P<state>\w+), "
-    r"n\.leader:(?P<leader>-?\d+), n\.round:0x(?P<round>[0-9a-f]+), n\.peerEpoch:0x(?P<epoch>[0-9a-f]+), "
+    r"n\.leader:(?P<leader>-?\d+), n\.round:0x(?P<round>[0-9a-f]+), "
+    r"n\.peerEpoch:0x(?P<epoch>[0-9a-f]+), "
     r"n\.zxid:0x(?P<zxid>[0-9a-f]+), message format version:0x(?P<version>[0-9a-f]+)"
 )
 SENDING = re.compile(
@@ -53,22 +56,32 @@ SENDING = re.compile(
     r"0x(?P<epoch>[0-9a-f]+) \(n\.peerEpoch\)"
 )
 REPLY = re.compile(
-    r"Sending new notification\. My id =(?P<me>\d+) recipient=(?P<to>\d+) zxid=0x(?P<zxid>[0-9a-f]+) "
-    r"leader=(?P<leader>-?\d+)"
+    r"Sending new notification\. My id =(?P<me>\d+) recipient=(?P<to>\d+) "
+    r"zxid=0x(?P<zxid>[0-9a-f]+) leader=(?P<leader>-?\d+)"
 )
-NEW_ELECTION = re.compile(r"New election\. My id = (?P<me>\d+), proposed zxid=0x(?P<zxid>[0-9a-f]+)")
-UPDATING = re.compile(r"Updating proposal: (?P<leader>-?\d+) \(newleader\), 0x(?P<zxid>[0-9a-f]+) \(newzxid\)")
+NEW_ELECTION = re.compile(
+    r"New election\. My id = (?P<me>\d+), proposed zxid=0x(?P<zxid>[0-9a-f]+)"
+)
+UPDATING = re.compile(
+    r"Updating proposal: (?P<leader>-?\d+) \(newleader\), 0x(?P<zxid>[0-9a-f]+) \(newzxid\)"
+)
 COMPARE = re.compile(
     r"id: (?P<new>-?\d+), proposed id: (?P<cur>-?\d+), zxid: 0x(?P<zxid>[0-9a-f]+), "
     r"proposed zxid: 0x(?P<curzxid>[0-9a-f]+)"
 )
-SMALLER = re.compile(r"Notification election epoch is smaller than logicalclock\. n\.electionEpoch = 0x(?P<round>[0-9a-f]+)")
+SMALLER = re.compile(
+    r"Notification election epoch is smaller than logicalclock\. "
+    r"n\.electionEpoch = 0x(?P<round>[0-9a-f]+)"
+)
 ADDING = re.compile(
-    r"Adding vote: from=(?P<sid>\d+), proposed leader=(?P<leader>-?\d+), proposed zxid=0x(?P<zxid>[0-9a-f]+), "
+    r"Adding vote: from=(?P<sid>\d+), proposed leader=(?P<leader>-?\d+), "
+    r"proposed zxid=0x(?P<zxid>[0-9a-f]+), "
     r"proposed election epoch=0x(?P<round>[0-9a-f]+)"
 )
 STATE_CHANGED = re.compile(r"Peer state changed: (?P<state>looking|following|leading)$")
-LEAVE = re.compile(r"About to leave FLE instance: leader=(?P<leader>-?\d+), zxid=0x(?P<zxid>[0-9a-f]+)")
+LEAVE = re.compile(
+    r"About to leave FLE instance: leader=(?P<leader>-?\d+), zxid=0x(?P<zxid>[0-9a-f]+)"
+)
 
 
 # The line the harness appends to the shared log when it kills a node (ensemble.Ensemble.kill).
@@ -219,7 +232,9 @@ class Replay:
             # (The round start's own update is taken from its sends.)
             node.leader, node.zxid = int(m["leader"]), int(m["zxid"], 16)
             if node.current is not None:
-                node.epoch = node.current.epoch if node.leader == node.current.leader else node.peer_epoch
+                node.epoch = (
+                    node.current.epoch if node.leader == node.current.leader else node.peer_epoch
+                )
         elif m := COMPARE.match(msg):
             self.compare(node, m)
         elif m := SMALLER.match(msg):
@@ -245,8 +260,15 @@ class Replay:
             int(first["round"], 16),
             int(first["epoch"], 16),
         )
-        data = {"from": node.me, "to": list(VOTERS), "state": LOOKING, "leader": leader,
-                "zxid": zxid, "electionEpoch": rnd, "peerEpoch": epoch}
+        data = {
+            "from": node.me,
+            "to": list(VOTERS),
+            "state": LOOKING,
+            "leader": leader,
+            "zxid": zxid,
+            "electionEpoch": rnd,
+            "peerEpoch": epoch,
+        }
         if node.mode == "start":
             self.round_start(node, leader, zxid, rnd, epoch, data)
         elif node.mode == "handling":
@@ -423,9 +445,14 @@ class Replay:
                 )
             )
         elif m := REPLY.match(msg):
-            data = {"from": node.me, "to": int(m["to"]), "state": node.state,
-                    "leader": int(m["leader"]), "zxid": int(m["zxid"], 16),
-                    "electionEpoch": node.round}
+            data = {
+                "from": node.me,
+                "to": int(m["to"]),
+                "state": node.state,
+                "leader": int(m["leader"]),
+                "zxid": int(m["zxid"], 16),
+                "electionEpoch": node.round,
+            }
             self.emit("Notification", node, 1, data)
 
     def killed(self, node: Node) -> None:

@@ -12,6 +12,7 @@ import argparse
 import json
 import random
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -40,6 +41,8 @@ def main(argv=None) -> int:
     parser.add_argument("--keep-logs", type=Path, help="also copy the raw logs here")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
+    for old in args.out.glob("*.ndjson"):
+        old.unlink()
     written = []
     for scenario in args.scenarios:
         for run in range(1, args.runs + 1):
@@ -55,7 +58,29 @@ def main(argv=None) -> int:
             path.write_text("".join(json.dumps(e, sort_keys=True) + "\n" for e in events))
             written.append(path)
             print(f"{path}: {len(events)} events", file=sys.stderr)
+    manifest = {
+        "command": "python -m harnesses.zookeeper.make_traces " + " ".join(argv or sys.argv[1:]),
+        "seed": args.seed,
+        "runs_per_scenario": args.runs,
+        "scenarios": args.scenarios,
+        "zookeeper": _package_version("zookeeper"),
+        "java": _java_version(),
+        "files": {p.name: sum(1 for _ in p.open()) for p in written},
+    }
+    (args.out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     return 0
+
+
+def _package_version(name: str) -> str:
+    out = subprocess.run(
+        ["dpkg-query", "-W", "-f=${Version}", name], capture_output=True, text=True, check=False
+    )
+    return out.stdout.strip() or "unknown"
+
+
+def _java_version() -> str:
+    out = subprocess.run(["java", "-version"], capture_output=True, text=True, check=False)
+    return (out.stderr.splitlines() or ["unknown"])[0]
 
 
 if __name__ == "__main__":

