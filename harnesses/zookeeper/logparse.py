@@ -405,7 +405,9 @@ class Replay:
         full = Vote(msg.leader, msg.zxid, msg.round, msg.epoch, msg.state, msg.version)
         concluded = False
         if msg.round == node.round:
-            node.recvset[msg.sid] = full
+            # recvset keeps this vote without the message's format version (5-argument Vote),
+            # so against the versioned `full` only the leader ids are compared.
+            node.recvset[msg.sid] = Vote(msg.leader, msg.zxid, msg.round, msg.epoch, msg.state)
             acks = [s for s, v in node.recvset.items() if full.same(v)]
             if _quorum(acks) and self.check_leader(node, node.recvset, msg.leader, msg.round):
                 concluded = True

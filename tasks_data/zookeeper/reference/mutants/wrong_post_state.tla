@@ -128,7 +128,7 @@ Msg(j, s) ==
 \* in one round when a late server's better vote reaches an undecided one; Zab's epoch
 \* agreement, outside this scope, settles that.)
 Next ==
-  \/ \E s \in Server : currentEpoch[s] = 0 /\ StartRound(s)
+  \/ \E s \in Server : currentEpoch[s] = 0 /\ Notification(s)
   \/ /\ \A j \in Server : currentEpoch[j] > 0
      /\ \E s, j \in Server : HandleNotification(s, Msg(j, s))
   \/ \E s \in Server : NoBetterVoteInRound(s) /\ (BecomeLeader(s) \/ BecomeFollower(s))
