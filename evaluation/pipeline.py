@@ -75,7 +75,9 @@ def composite(outcomes: dict[str, PhaseOutcome]) -> float:
     if weight <= 0:
         return 0.0
     total = sum(PHASE_WEIGHTS[p] * _score(outcomes.get(p)) for p in applicable)
-    return total / weight
+    # As the board's cell_score: no division when every phase applies (the float sum of the
+    # weights is not exactly 1, and dividing would move published figures across a rounding).
+    return total if len(applicable) == len(PHASES) else total / weight
 
 
 def _score(outcome: PhaseOutcome | None) -> float:

@@ -53,21 +53,6 @@ def is_official(weights) -> bool:
     return normalise_weights(weights) == normalise_weights(OFFICIAL_WEIGHTS)
 
 
-def published_round(value: float) -> float:
-    """Round as the published tables did: 4 decimals (aggregate_repaired.csv), then 3
-    (paper_summary_repaired.csv). Single rounding would show Gemini 3.1 Pro's 0.86547 as
-    0.865 where the paper and the public site show 0.866 / 86.6. Python's round on a float
-    (not numpy's, which rounds a scaled value half-to-even) is what the published tables used."""
-    return round(round(float(value), 4), 3)
-
-
-def as_percent(value) -> str:
-    """A score as the public site shows it: ×100 with one decimal; '–' for no value."""
-    if value is None or value != value:
-        return "–"
-    return f"{published_round(value) * 100:.1f}"
-
-
 @dataclass
 class Board:
     """The computed leaderboard: `rows` one per model (ranked), `cells` one per counted run."""

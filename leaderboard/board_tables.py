@@ -7,9 +7,10 @@ everything here is presentation: labels, links, sorting and filtering of rows.
 from django.urls import NoReverseMatch, reverse
 from django.utils.http import urlencode
 
-from leaderboard.aggregate import PHASE_LABELS, PHASES, Board, as_percent
+from leaderboard.aggregate import PHASE_LABELS, PHASES, Board
 from leaderboard.forms_board import TEXT_SORTS
 from leaderboard.models import ModelUnderTest
+from leaderboard.rounding import CELL, MEAN, figure, percent_text
 
 NOT_SUBMITTED = "not submitted"
 KIND_LABELS = dict(ModelUnderTest.Kind.choices)
@@ -40,7 +41,8 @@ def _cell(board: Board, row: dict, task: dict, url_for) -> dict:
     return {
         "task": task["slug"],
         "value": cell["overall"],
-        "text": as_percent(cell["overall"]),
+        "figure": figure(cell["overall"], CELL),
+        "text": percent_text(cell["overall"], CELL),
         "submitted": True,
         "provenance": cell["provenance"],
         "run_id": int(cell["run_id"]),
@@ -70,9 +72,15 @@ def leaderboard_rows(board: Board) -> list[dict]:
                 "kind_label": KIND_LABELS.get(row["kind"], row["kind"]),
                 "provenance": row["provenance"],
                 "overall": row["overall"],
-                "overall_text": as_percent(row["overall"]),
+                "overall_figure": figure(row["overall"], MEAN),
+                "overall_text": percent_text(row["overall"], MEAN),
                 "phases": [
-                    {"phase": p, "value": _nan_to_none(row[p]), "text": as_percent(row[p])}
+                    {
+                        "phase": p,
+                        "value": _nan_to_none(row[p]),
+                        "figure": figure(row[p], MEAN),
+                        "text": percent_text(row[p], MEAN),
+                    }
                     for p in PHASES
                 ],
                 "cells": [_cell(board, row, task, url_for) for task in board.tasks],
@@ -161,7 +169,7 @@ def model_task_rows(board: Board, model_id: int) -> list[dict]:
         else:
             entry.update(
                 submitted=True,
-                text=as_percent(cell["overall"]),
+                text=percent_text(cell["overall"], CELL),
                 provenance=cell["provenance"],
                 run_url=run_url(cell["run_id"]),
                 run_id=int(cell["run_id"]),
@@ -171,7 +179,7 @@ def model_task_rows(board: Board, model_id: int) -> list[dict]:
                         "status": cell[f"{p}_status"]
                         if isinstance(cell[f"{p}_status"], str)
                         else "not reached",
-                        "text": "n/a" if cell[p] != cell[p] else as_percent(cell[p]),
+                        "text": "n/a" if cell[p] != cell[p] else percent_text(cell[p], CELL),
                     }
                     for p in PHASES
                 ],

@@ -9,7 +9,8 @@ import json
 import plotly.graph_objects as go
 from django.core.cache import cache
 
-from leaderboard.aggregate import FUNNEL_STAGES, PHASE_LABELS, PHASES, published_round
+from leaderboard.aggregate import FUNNEL_STAGES, PHASE_LABELS, PHASES
+from leaderboard.rounding import MEAN, percent
 
 PHASE_COLOURS = {
     "syntax": "#9db4e8",
@@ -43,7 +44,7 @@ def phase_chart(rows: list[dict]) -> dict:
         "names": [r["name"] for r in rows],
         "values": {
             p["phase"]: [
-                None if q["value"] is None else round(published_round(q["value"]) * 100, 1)
+                percent(q["value"], MEAN)
                 for r in rows
                 for q in r["phases"]
                 if q["phase"] == p["phase"]

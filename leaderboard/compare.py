@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import difflib
 import math
+from itertools import combinations
 from dataclasses import dataclass
 
-from leaderboard.aggregate import PHASE_LABELS, PHASES, get_board, published_round
+from leaderboard import compare_detail
+from leaderboard.aggregate import PHASE_LABELS, PHASES, get_board
 from leaderboard.models import ActionResult, ModelUnderTest, Run
+from leaderboard.rounding import CELL, MEAN, difference, percent, percent_text
 
 
 @dataclass
@@ -53,13 +56,16 @@ def _compare_models(slug_a: str, slug_b: str, user) -> dict:
         return {"error": f"Unknown model: {', '.join(missing)}. Pick two models below."}
     a, b = found[slug_a], found[slug_b]
     board = get_board()
-    phase_rows = _phase_rows(_model_means(board, a.pk), _model_means(board, b.pk))
-    tasks, units = [], []
+    phase_rows = _phase_rows(_model_means(board, a.pk), _model_means(board, b.pk), MEAN)
+    tasks, units, neither = [], [], []
     cells = {t["id"]: (board.cell(a.pk, t["id"]), board.cell(b.pk, t["id"])) for t in board.tasks}
-    actions = _action_passes([c["run_id"] for pair in cells.values() for c in pair if c])
+    data = compare_detail.load([c["run_id"] for pair in cells.values() for c in pair if c])
     for task in board.tasks:
         cell_a, cell_b = cells[task["id"]]
-        grid = _grid(cell_a, cell_b, actions)
+        if not cell_a and not cell_b:
+            neither.append(task)
+            continue
+        grid = _grid(cell_a, cell_b, data)
         units.extend(grid["units"])
         tasks.append(
             {
@@ -68,6 +74,7 @@ def _compare_models(slug_a: str, slug_b: str, user) -> dict:
                 "b": cell_b,
                 "delta": _delta(_overall(cell_a), _overall(cell_b)),
                 "grid": grid,
+                "detail": _detail(grid, cell_a, cell_b, data),
             }
         )
     return {
@@ -78,12 +85,13 @@ def _compare_models(slug_a: str, slug_b: str, user) -> dict:
         "model_b": b,
         "phase_rows": phase_rows,
         "tasks": tasks,
+        "neither": neither,
         "any_grid": any(not t["grid"]["note"] for t in tasks),
         "paired": paired_note(units),
         "chart": _chart(
             [t["task"]["slug"] for t in tasks],
-            [_percent(_overall(t["a"])) for t in tasks],
-            [_percent(_overall(t["b"])) for t in tasks],
+            [percent(_overall(t["a"])) for t in tasks],
+            [percent(_overall(t["b"])) for t in tasks],
             a.name,
             b.name,
             "Overall per task (×100)",
@@ -106,10 +114,10 @@ def _compare_runs(id_a: str, id_b: str, user) -> dict:
             f"{run_b.task.slug}: two runs are compared only on one task."
         }
     scores_a, scores_b = _run_scores(run_a), _run_scores(run_b)
-    actions = _action_passes([run_a.pk, run_b.pk])
+    data = compare_detail.load([run_a.pk, run_b.pk])
     cell_a = {"run_id": run_a.pk, "provenance": run_a.provenance}
     cell_b = {"run_id": run_b.pk, "provenance": run_b.provenance}
-    grid = _grid(cell_a, cell_b, actions)
+    grid = _grid(cell_a, cell_b, data)
     labels = [PHASE_LABELS[p] + " " + p for p in PHASES] + ["overall"]
     return {
         "mode": "runs",
@@ -118,16 +126,22 @@ def _compare_runs(id_a: str, id_b: str, user) -> dict:
         "run_a": run_a,
         "run_b": run_b,
         "task": run_a.task,
-        "phase_rows": _phase_rows(scores_a, scores_b),
-        "tasks": [{"task": {"slug": run_a.task.slug, "name": run_a.task.name}, "grid": grid}],
+        "phase_rows": _phase_rows(scores_a, scores_b, CELL),
+        "tasks": [
+            {
+                "task": {"slug": run_a.task.slug, "name": run_a.task.name},
+                "grid": grid,
+                "detail": _detail(grid, cell_a, cell_b, data),
+            }
+        ],
         "any_grid": not grid["note"],
         "paired": paired_note(grid["units"]),
         "spec_diff": spec_diff(run_a.spec_text, run_b.spec_text, run_a.pk, run_b.pk),
         "specs_identical": bool(run_a.spec_text) and run_a.spec_text == run_b.spec_text,
         "chart": _chart(
             labels,
-            [_percent(scores_a.get(k)) for k in [*PHASES, "overall"]],
-            [_percent(scores_b.get(k)) for k in [*PHASES, "overall"]],
+            [percent(scores_a.get(k)) for k in [*PHASES, "overall"]],
+            [percent(scores_b.get(k)) for k in [*PHASES, "overall"]],
             f"run {run_a.pk}",
             f"run {run_b.pk}",
             "Phase scores (×100)",
@@ -167,35 +181,41 @@ def _run_scores(run: Run) -> dict:
     return scores
 
 
-def _phase_rows(a: dict, b: dict) -> list[dict]:
+def _phase_rows(a: dict, b: dict, kind: str) -> list[dict]:
+    """Phase and overall rows; `kind` is MEAN for model means, CELL for two runs' own scores."""
     return [
         {
             "label": PHASE_LABELS.get(key, "") + " " + key if key in PHASES else "Overall",
             "a": a.get(key),
             "b": b.get(key),
+            "a_text": percent_text(a.get(key), kind),
+            "b_text": percent_text(b.get(key), kind),
             "delta": _delta(a.get(key), b.get(key)),
         }
         for key in [*PHASES, "overall"]
     ]
 
 
-def _action_passes(run_ids: list[int]) -> dict[int, dict[str, bool]]:
-    """run id -> {action: passes under zero tolerance} from each run's conformance phase."""
-    passes: dict[int, dict[str, bool]] = {}
-    rows = ActionResult.objects.filter(
-        phase_result__run_id__in=run_ids, phase_result__phase="conformance"
-    ).values_list("phase_result__run_id", "action", "passed", "total")
-    for run_id, action, passed, total in rows:
-        passes.setdefault(run_id, {})[action] = total > 0 and passed == total
-    return passes
+def _passes(run_id: int, data: dict) -> dict[str, bool]:
+    """{action: passes under zero tolerance} from the run's conformance phase."""
+    rows = data["actions"].get((run_id, "conformance"), {})
+    return {action: total > 0 and passed == total for action, (passed, total) in rows.items()}
 
 
-def _grid(cell_a: dict | None, cell_b: dict | None, actions: dict) -> dict:
+def _detail(grid: dict, cell_a: dict | None, cell_b: dict | None, data: dict) -> dict | None:
+    """The side-by-side block when both sides have per-action data, else None (the grid's
+    note says why)."""
+    if grid["note"]:
+        return None
+    return compare_detail.run_pair(cell_a["run_id"], cell_b["run_id"], data)
+
+
+def _grid(cell_a: dict | None, cell_b: dict | None, data: dict) -> dict:
     """Actions passing in A only / B only / both / neither, or why there is no grid."""
-    why = [_no_grid_reason(cell_a, "A", actions), _no_grid_reason(cell_b, "B", actions)]
+    why = [_no_grid_reason(cell_a, "A", data), _no_grid_reason(cell_b, "B", data)]
     if any(why):
         return {"note": " ".join(w for w in why if w), "units": []}
-    passes_a, passes_b = actions[cell_a["run_id"]], actions[cell_b["run_id"]]
+    passes_a, passes_b = _passes(cell_a["run_id"], data), _passes(cell_b["run_id"], data)
     names = sorted(set(passes_a) | set(passes_b))
     pairs = [(n, passes_a.get(n, False), passes_b.get(n, False)) for n in names]
     return {
@@ -208,15 +228,12 @@ def _grid(cell_a: dict | None, cell_b: dict | None, actions: dict) -> dict:
     }
 
 
-def _no_grid_reason(cell: dict | None, side: str, actions: dict) -> str:
+def _no_grid_reason(cell: dict | None, side: str, data: dict) -> str:
     if not cell:
-        return f"{side} has no run for this task (not submitted)."
+        return f"{side} has no run for this task."
     if cell["provenance"] == Run.Provenance.REPORTED:
-        return (
-            f"{side}'s run is reported (published figures only): there is no per-action data "
-            "to compare."
-        )
-    if cell["run_id"] not in actions:
+        return f"{side}'s figures are reported by SysMoBench (no per-action data)."
+    if not compare_detail.has_actions(cell["run_id"], data):
         return f"{side}'s run has no per-action conformance results (phase not reached or N/A)."
     return ""
 
@@ -282,13 +299,50 @@ def _number(value) -> float | None:
     return float(value)
 
 
-def _percent(value) -> float | None:
-    # Rounded as the board rounds, so a bar and the leaderboard never show different numbers.
-    return None if value is None else round(published_round(value) * 100, 1)
-
-
 def _delta(a, b) -> float | None:
-    """B − A of the numbers as shown (board rounding), so the delta column adds up on screen."""
-    if a is None or b is None:
+    """B − A from the unrounded values (a difference of two rounded figures would round twice)."""
+    return difference(a, b)
+
+
+def featured() -> dict | None:
+    """The home page's featured comparison: the two models with the most tasks where both have
+    verified per-action conformance data (board rank breaks ties), with one task's per-action
+    window counts as a preview; None while no such pair exists."""
+    board = get_board()
+    verified = board.cells[board.cells.provenance == "verified"]
+    with_actions = set(
+        ActionResult.objects.filter(
+            phase_result__run_id__in=[int(r) for r in verified.run_id],
+            phase_result__phase="conformance",
+        )
+        .values_list("phase_result__run_id", flat=True)
+        .distinct()
+    )
+    tasks_of: dict[int, dict[int, int]] = {}
+    for cell in verified.itertuples():
+        if int(cell.run_id) in with_actions:
+            tasks_of.setdefault(int(cell.model_id), {})[int(cell.task_id)] = int(cell.run_id)
+    rank = dict(zip(board.rows.model_id, board.rows["rank"], strict=True))
+    best, best_key = None, None
+    for a, b in combinations(sorted(tasks_of, key=lambda m: (rank.get(m, 0), m)), 2):
+        shared = sorted(set(tasks_of[a]) & set(tasks_of[b]))
+        key = (len(shared), -(rank.get(a, 0) + rank.get(b, 0)))
+        if shared and (best_key is None or key > best_key):
+            best, best_key = (a, b, shared), key
+    if best is None:
         return None
-    return round(published_round(b) - published_round(a), 3)
+    a, b, shared = best
+    names = board.rows.set_index("model_id")
+    task = next(t for t in board.tasks if t["id"] == shared[0])
+    run_a, run_b = tasks_of[a][task["id"]], tasks_of[b][task["id"]]
+    preview = compare_detail.run_pair(run_a, run_b, compare_detail.load([run_a, run_b]))
+    return {
+        "a": names.loc[a, "name"],
+        "b": names.loc[b, "name"],
+        "url": f"?a={names.loc[a, 'slug']}&b={names.loc[b, 'slug']}",
+        "shared_tasks": len(shared),
+        "task": task,
+        "actions": preview["actions"],
+        "split_count": preview["split_count"],
+        "runs_url": f"?run_a={run_a}&run_b={run_b}",
+    }

@@ -139,6 +139,10 @@ def window_rows(window) -> list[dict]:
                 "paths": [str(e["key"]) for e in entries if e["variable"] == var and e.get("key")],
             }
         )
+    # The "what the spec allows instead" column is shown only when something fills it.
+    any_spec = any(row["spec"] for row in rows)
+    for row in rows:
+        row["any_spec"] = any_spec
     return rows
 
 

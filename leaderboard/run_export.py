@@ -11,6 +11,7 @@ import json
 from django.urls import reverse
 
 from evaluation.pipeline import PHASES
+from leaderboard.rounding import figure
 
 CSV_COLUMNS = [
     "run_id",
@@ -43,13 +44,14 @@ def run_summary(run, queue_position: int | None = None) -> dict:
         "status": run.status,
         "finished": run.is_terminal,
         "queue_position": queue_position,
-        "overall": run.overall,
+        "overall": figure(run.overall),
+        "overall_unrounded": run.overall,
         "failure_reason": run.failure_reason,
         "phases": [
             {
                 "phase": phase,
                 "status": phases[phase].status if phase in phases else "pending",
-                "score": phases[phase].score if phase in phases else None,
+                "score": figure(phases[phase].score) if phase in phases else None,
                 "duration_seconds": phases[phase].duration_seconds if phase in phases else None,
             }
             for phase in PHASES
@@ -69,7 +71,10 @@ def run_as_dict(run) -> dict:
         "source": run.source,
         "submitter": run.submitter.get_username() if run.submitter else None,
         "review": run.review,
-        "overall": run.overall,
+        # `overall` and phase `score` are the published figures (leaderboard.rounding), as on
+        # the pages; the unrounded values are kept beside them for re-checking.
+        "overall": figure(run.overall),
+        "overall_unrounded": run.overall,
         "failure_reason": run.failure_reason,
         "created_at": run.created_at.isoformat(),
         "finished_at": run.finished_at.isoformat() if run.finished_at else None,
@@ -84,7 +89,8 @@ def _phase_dict(p) -> dict:
     return {
         "phase": p.phase,
         "status": p.status,
-        "score": p.score,
+        "score": figure(p.score),
+        "score_unrounded": p.score,
         "duration_seconds": p.duration_seconds,
         "details": p.details,
         "actions": [
@@ -123,7 +129,7 @@ def _phase_dict(p) -> dict:
 def run_csv_rows(run):
     """Flat rows in CSV_COLUMNS order: one per phase, action, window and invariant."""
     for p in _phases(run):
-        yield _row(run, "phase", p.phase, name=p.phase, status=p.status, score=p.score)
+        yield _row(run, "phase", p.phase, name=p.phase, status=p.status, score=figure(p.score))
         for a in p.action_results.all():
             yield _row(
                 run, "action", p.phase, name=a.action, score=a.pass_rate,

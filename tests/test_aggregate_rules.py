@@ -4,15 +4,14 @@ import pytest
 
 from leaderboard.aggregate import (
     OFFICIAL_WEIGHTS,
-    as_percent,
     compute_board,
     get_board,
     normalise_weights,
     parse_weights,
-    published_round,
 )
 from leaderboard.board_cache import invalidate_board_cache
 from leaderboard.models import PhaseResult, Run
+from leaderboard.rounding import CELL, MEAN, figure, percent_text
 from tests.base import WorldTestCase, make_model, make_phase_result, make_run
 
 FULL = {"syntax": 1.0, "runtime": 1.0, "conformance": 1.0, "invariant": 1.0}
@@ -184,10 +183,13 @@ class CacheTests(WorldTestCase):
 
 class DisplayTests(WorldTestCase):
     def test_scores_show_like_the_published_site(self):
-        # 0.86547 was published as 0.8655 and then 0.866, i.e. 86.6 on the site.
-        self.assertEqual(published_round(0.865466125238398), 0.866)
-        self.assertEqual(as_percent(0.865466125238398), "86.6")
-        self.assertEqual(as_percent(None), "–")
+        # A mean: 0.86547 was published as 0.8655 and then 0.866, i.e. 86.6 on the site.
+        self.assertEqual(figure(0.865466125238398, MEAN), 0.866)
+        self.assertEqual(percent_text(0.865466125238398, MEAN), "86.6")
+        # A task score was rounded once: 0.7374999999999999 is 0.737, not 0.738.
+        self.assertEqual(figure(0.7374999999999999, CELL), 0.737)
+        self.assertEqual(percent_text(0.7374999999999999), "73.7")
+        self.assertEqual(percent_text(None), "–")
 
     def test_a_new_model_is_created_on_the_board_with_its_runs(self):
         model = make_model("model-c", organisation="Org C")

@@ -124,8 +124,8 @@ def test_the_compare_page_draws_both_models(browser, live_server):
     wait_for(browser, "#compare-chart .main-svg")
     bars = browser.find_elements("css selector", "#compare-chart .trace.bars")
     assert len(bars) == 2
-    a_only = browser.find_element("css selector", "#task-spin .a-only").text
-    assert "AcquireLock" in a_only
+    row = browser.find_element("css selector", '#task-spin tr[data-action="AcquireLock"]').text
+    assert "1/1" in row and "0/1" in row
     note = browser.find_element("id", "paired-note").text
     assert "1 differ" in note and "1 passes in A only" in note
     save_screenshot(browser, "compare")
@@ -133,7 +133,7 @@ def test_the_compare_page_draws_both_models(browser, live_server):
     # The URL alone reproduces the comparison.
     browser.get(browser.current_url)
     wait_for(browser, "#compare-chart .main-svg")
-    assert "AcquireLock" in browser.find_element("css selector", "#task-spin .a-only").text
+    assert "AcquireLock" in browser.find_element("css selector", "#task-spin .actions-sbs").text
 
 
 def test_the_run_page_follows_a_running_run_phase_by_phase(browser, live_server):

@@ -54,23 +54,55 @@ class CompareModelsTest(WorldTestCase):
         conformance = table.split("P3 conformance")[1].split("</tr>")[0]
         self.assertEqual(re.findall(r">([-+]?\d+\.\d)<", conformance), ["25.0", "0.0", "-25.0"])
 
-    def test_the_action_grid_sorts_actions_into_four_boxes(self):
+    def test_each_action_shows_both_window_counts_and_rates(self):
         html = self.page().content.decode()
         grid = html.split('id="task-spin"')[1].split("</section>")[0]
-        boxes = {
-            name: re.findall(
-                r"<code>(\w+)</code>", grid.split(f'class="{name}"')[1].split("</div>")[0]
-            )
-            for name in ("a-only", "b-only", "both", "neither")
-        }
-        self.assertEqual(boxes, {"a-only": ["Release"], "b-only": ["Retry"], "both": ["Acquire"],
-                                 "neither": ["Spin"]})  # fmt: skip
+        release = grid.split('data-action="Release"')[1].split("</tr>")[0]
+        cells = re.findall(r'<td class="num[^"]*">([^<]+)</td>', release)
+        self.assertEqual(cells, ["4/4", "100%", "3/4", "75%"])
+        self.assertIn('class="differs"', grid.split('data-action="Release"')[0][-30:])
+
+    def test_windows_one_spec_accepts_and_the_other_rejects_link_to_both_verdicts(self):
+        from tests.base import make_window_result
+
+        for run, verdict in ((self.run_a, "pass"), (self.run_b, "fail")):
+            make_window_result(conformance_of(run), "Release", verdict, window_id="w7")
+        for run in (self.run_a, self.run_b):  # same verdict: not listed
+            make_window_result(conformance_of(run), "Acquire", "pass", window_id="w8")
+        detail = self.page().context["tasks"][0]["detail"]
+        self.assertEqual(detail["split_count"], 1)
+        (window,) = detail["split_windows"]
+        self.assertEqual((window["window_id"], window["a"], window["b"]), ("w7", "pass", "fail"))
+        page = self.client.get(window["url"]).content.decode()
+        both = page.split('id="both-verdicts"')[1].split("</table>")[0]
+        self.assertEqual(re.findall(r"(accepts|rejects)", both), ["accepts", "rejects"])
+        self.assertIn(f"run {self.run_b.pk}", both)
+
+    def test_invariants_are_side_by_side(self):
+        from tests.base import make_invariant_result
+
+        for run, verdict in ((self.run_a, "holds"), (self.run_b, "violated")):
+            inv = run.phase_results.get(phase="invariant")
+            make_invariant_result(inv, "MutualExclusion", verdict)
+        rows = self.page().context["tasks"][0]["detail"]["invariants"]
+        self.assertEqual(
+            rows, [{"name": "MutualExclusion", "a": "holds", "b": "violated", "differs": True}]
+        )
+
+    def test_tasks_neither_model_ran_collapse_into_one_line(self):
+        from tests.base import make_task
+
+        make_task("curp", position=3)
+        response = self.page()
+        self.assertEqual([t["task"]["slug"] for t in response.context["tasks"]], ["spin", "etcd"])
+        self.assertContains(response, 'id="neither-ran"')
+        self.assertNotContains(response, 'id="task-curp"')
 
     def test_a_reported_run_gets_a_note_instead_of_a_grid(self):
         html = self.page().content.decode()
         grid = html.split('id="task-etcd"')[1].split("</section>")[0]
-        self.assertIn("B&#x27;s run is reported", grid)
-        self.assertNotIn("grid4", grid)
+        self.assertIn("B&#x27;s figures are reported by SysMoBench", grid)
+        self.assertNotIn("actions-sbs", grid)
 
     def test_the_paired_note_counts_units_and_directions(self):
         response = self.page()

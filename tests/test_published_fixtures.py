@@ -12,9 +12,10 @@ from django.conf import settings
 from django.core.management import call_command
 from django.test import TestCase
 
-from leaderboard.aggregate import PHASES, compute_board, published_round
+from leaderboard.aggregate import PHASES, compute_board
 from leaderboard.management.commands.load_published import DEFAULT_FIXTURE, load_published
 from leaderboard.models import ModelUnderTest, PhaseResult, Run, Task
+from leaderboard.rounding import CELL, MEAN, figure
 from tests.base import make_model, make_run
 
 PAPER = Path(settings.SYSMOBENCH_DATA_DIR) / "leaderboard" / "paper_summary_repaired.csv"
@@ -85,9 +86,9 @@ class PublishedFixtureTests(TestCase):
         for paper in paper_rows():
             ours = rows.loc[names[paper["model"]]]
             with self.subTest(model=paper["model"]):
-                self.assertEqual(published_round(ours["overall"]), float(paper["overall_score"]))
+                self.assertEqual(figure(ours["overall"], MEAN), float(paper["overall_score"]))
                 for phase, column in PAPER_PHASES.items():
-                    self.assertEqual(published_round(ours[phase]), float(paper[column]), phase)
+                    self.assertEqual(figure(ours[phase], MEAN), float(paper[column]), phase)
 
     def test_our_cells_reproduce_every_published_task_score(self):
         names = fixture_display_names()
@@ -97,12 +98,9 @@ class PublishedFixtureTests(TestCase):
         for paper in paper_rows():
             for slug, task_pk in tasks.items():
                 cell = board.cell(models[names[paper["model"]]], task_pk)
-                # Cells were published rounded once from the raw value (0.73749999 -> 0.737);
-                # our sum may land a float ulp on the other side, so compare within half a unit.
+                # Cells were published rounded once from the raw value (0.73749999 -> 0.737).
                 expected = float(paper[f"sys_{slug}"])
-                self.assertAlmostEqual(
-                    cell["overall"], expected, delta=0.0005 + 1e-9, msg=(paper["model"], slug)
-                )
+                self.assertEqual(figure(cell["overall"], CELL), expected, (paper["model"], slug))
 
     def test_the_ranking_is_the_published_order(self):
         names = fixture_display_names()
@@ -117,7 +115,8 @@ class PublishedFixtureTests(TestCase):
         full = dict.fromkeys(PHASES, 1.0)
         run = make_run(model, spin, full)
         cell = compute_board().cell(model.pk, spin.pk)
-        self.assertEqual((cell["run_id"], cell["overall"]), (run.pk, 1.0))
+        # 0.15+0.15+0.35+0.35 in floating point, as the paper's own perfect cells (0.99999...).
+        self.assertEqual((cell["run_id"], figure(cell["overall"])), (run.pk, 1.0))
 
     def test_a_model_without_runs_is_not_ranked(self):
         make_model("newcomer")

@@ -2,20 +2,28 @@
 
 from django import template
 
-from leaderboard.aggregate import published_round
+from leaderboard.rounding import MEAN, percent_text
 
 register = template.Library()
 
 
 @register.filter
 def pct(value, digits=1):
-    """0.8125 -> "81.3"; None (no score) -> an em dash. One decimal rounds as the board does
-    (published_round), so a run page and the leaderboard never show different figures."""
+    """A per-task figure (a run's overall or phase score) ×100: 0.7374999 -> "73.7"; None -> an
+    em dash. One decimal follows leaderboard.rounding, so a run page and the board agree."""
     if value in (None, "") or value != value:
         return "—"
     if int(digits) == 1:
-        value = published_round(value)
+        return percent_text(value)
     return f"{100 * float(value):.{int(digits)}f}"
+
+
+@register.filter
+def pct_mean(value):
+    """A mean over tasks ×100, rounded as the paper's summary table (leaderboard.rounding)."""
+    if value in (None, "") or value != value:
+        return "—"
+    return percent_text(value, MEAN)
 
 
 @register.filter

@@ -12,12 +12,12 @@ from leaderboard.aggregate import (
     OFFICIAL_WEIGHTS,
     PHASE_LABELS,
     PHASES,
-    as_percent,
     get_board,
     is_official,
 )
 from leaderboard.forms_board import BoardQueryForm
 from leaderboard.models import ModelUnderTest, Run, Task
+from leaderboard.rounding import percent_text
 from leaderboard.task_info import contract_info, render_markdown, trace_status
 
 
@@ -74,10 +74,11 @@ def _export_records(board, rows) -> list[dict]:
             "organisation": r["organisation"],
             "kind": r["kind"],
             "provenance": r["provenance"],
-            "overall": r["overall"],
+            "overall": r["overall_figure"],
         }
-        record.update({p["phase"]: p["value"] for p in r["phases"]})
-        record.update({c["task"]: c["value"] for c in r["cells"]})
+        # Published figures (leaderboard.rounding), so an export equals the page and the paper.
+        record.update({p["phase"]: p["figure"] for p in r["phases"]})
+        record.update({c["task"]: c.get("figure") for c in r["cells"]})
         records.append(record)
     return records
 
@@ -95,7 +96,10 @@ def leaderboard_export(request, fmt):
         "weights": dict(zip(PHASES, board.weights, strict=True)),
         "official_weights": dict(zip(PHASES, OFFICIAL_WEIGHTS, strict=True)),
         "tasks": [{"slug": t["slug"], "name": t["name"], "kind": t["kind"]} for t in board.tasks],
-        "note": "Scores are 0..1; a task with no run is null and counts 0 in overall.",
+        "note": (
+            "Scores are 0..1, rounded as SysMoBench published them: task scores once to 3 "
+            "decimals, means first to 4 and then to 3. A task with no run is null and counts 0."
+        ),
         "models": [
             {
                 **record,
@@ -124,7 +128,7 @@ def model_detail(request, slug):
         .exclude(pk=model.pk)
         .values("slug", "name"),
         "runs": [
-            (run, tables.run_url(run.pk), as_percent(run.overall))
+            (run, tables.run_url(run.pk), percent_text(run.overall))
             for run in model.runs.visible_to(request.user).for_board_page()
         ],
         "can_submit": model.accepts_runs_from(request.user),
@@ -151,6 +155,6 @@ def task_detail(request, slug):
         "description_html": render_markdown(task.description),
         "contract": contract_info(task.slug),
         "traces": trace_status(task),
-        "runs": [(run, tables.run_url(run.pk), as_percent(run.overall)) for run in runs],
+        "runs": [(run, tables.run_url(run.pk), percent_text(run.overall)) for run in runs],
     }
     return render(request, "leaderboard/task_detail.html", context)

@@ -14,7 +14,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from leaderboard import compare as comparing
-from leaderboard import drilldown, submissions
+from leaderboard import compare_detail, drilldown, submissions
 from leaderboard.forms import SubmitForm
 from leaderboard.models import ReviewError, Run, WindowResult
 from leaderboard.queueing import queue_position
@@ -62,6 +62,10 @@ def window_detail(request, pk: int, window_pk: int):
     run = _run(request, pk)
     window = get_object_or_404(WindowResult, pk=window_pk, phase_result__run=run)
     context = {"run": run, "window": window, "rows": drilldown.window_rows(window)}
+    # ?vs=<window pk>: the same window as another run of the task checked it (from compare).
+    other = compare_detail.same_window(window, request.GET.get("vs", ""), request.user)
+    if other is not None:
+        context.update(other=other, other_rows=drilldown.window_rows(other))
     return render(request, "leaderboard/run_window.html", context)
 
 
