@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import difflib
 import math
-from itertools import combinations
 from dataclasses import dataclass
+from itertools import combinations
 
 from leaderboard import compare_detail
 from leaderboard.aggregate import PHASE_LABELS, PHASES, get_board

@@ -28,9 +28,7 @@ def load(run_ids: list[int]) -> dict:
     actions = _side_actions(
         ActionResult.objects.filter(
             phase_result__run_id__in=run_ids, phase_result__phase__in=["runtime", "conformance"]
-        ).values_list(
-            "phase_result__run_id", "phase_result__phase", "action", "passed", "total"
-        )
+        ).values_list("phase_result__run_id", "phase_result__phase", "action", "passed", "total")
     )
     windows: dict = {}
     for run_id, pk, action, trace, window, verdict in WindowResult.objects.filter(

@@ -98,6 +98,22 @@ class CompareModelsTest(WorldTestCase):
         self.assertContains(response, 'id="neither-ran"')
         self.assertNotContains(response, 'id="task-curp"')
 
+    def test_the_home_page_features_a_pair_with_per_action_data_on_both_sides(self):
+        response = self.client.get(reverse("leaderboard"))
+        featured = response.context["featured"]
+        self.assertEqual((featured["a"], featured["b"], featured["shared_tasks"]),
+                         ("Model A", "Model B", 1))  # fmt: skip
+        box = response.content.decode().split('id="featured-compare"')[1].split("</section>")[0]
+        self.assertIn("?a=model-a&amp;b=model-b", box)
+        release = box.split("<code>Release</code>")[1].split("</tr>")[0]
+        self.assertEqual(re.findall(r">(\d+/\d+)<", release), ["4/4", "3/4"])
+
+    def test_without_verified_pairs_nothing_is_featured(self):
+        from leaderboard.models import ActionResult
+
+        ActionResult.objects.filter(phase_result__run=self.run_b).delete()
+        self.assertIsNone(self.client.get(reverse("leaderboard")).context["featured"])
+
     def test_a_reported_run_gets_a_note_instead_of_a_grid(self):
         html = self.page().content.decode()
         grid = html.split('id="task-etcd"')[1].split("</section>")[0]

@@ -15,6 +15,7 @@ from leaderboard.aggregate import (
     get_board,
     is_official,
 )
+from leaderboard.compare import featured
 from leaderboard.forms_board import BoardQueryForm
 from leaderboard.models import ModelUnderTest, Run, Task
 from leaderboard.rounding import percent_text
@@ -59,6 +60,7 @@ def leaderboard(request):
         "phase_chart": charts.phase_chart(rows),
         "funnel_chart": charts.funnel_chart(funnel_rows),
         "query": request.GET.urlencode(),
+        "featured": featured(),
     }
     return render(request, "leaderboard/board_leaderboard.html", context)
 
