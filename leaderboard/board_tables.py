@@ -158,8 +158,9 @@ def column_headers(params: dict, sort: str, tasks: list[dict], show_delta: bool)
     return {"fixed": fixed, "phases": phases, "tasks": task_headers}
 
 
-def model_task_rows(board: Board, model_id: int) -> list[dict]:
-    """The model page's task × phase table, in board column order."""
+def model_task_rows(board: Board, model_id: int, traced: frozenset = frozenset()) -> list[dict]:
+    """The model page's task × phase table, in board column order. `traced` holds the ids of
+    tasks with trace data: elsewhere a reported P3 came from the original harness."""
     rows = []
     for task in board.tasks:
         cell = board.cell(model_id, task["id"])
@@ -171,6 +172,7 @@ def model_task_rows(board: Board, model_id: int) -> list[dict]:
                 submitted=True,
                 text=percent_text(cell["overall"], CELL),
                 provenance=cell["provenance"],
+                harness_p3=cell["provenance"] == "reported" and task["id"] not in traced,
                 run_url=run_url(cell["run_id"]),
                 run_id=int(cell["run_id"]),
                 phases=[

@@ -14,6 +14,7 @@ import re
 from django.db.models import Count, Q
 
 from evaluation.pipeline import PHASES, lines_in
+from leaderboard.plain_words import aux_rule_sentence, label, tlc_value_text, value_text
 
 
 def render_value(value) -> str:
@@ -185,8 +186,9 @@ def counterexample_table(states: list) -> dict:
 
 
 def _state_text(value) -> str:
-    # TLC's counterexample values arrive as TLA+ text already; show them verbatim.
-    return value if isinstance(value, str) else render_value(value)
+    # TLC prints counterexample values in TLA+ (`0 :> "idle" @@ ...`); windows are JSON-like, so
+    # the page shows both in the windows' notation.
+    return tlc_value_text(value)
 
 
 def phase_note(result) -> str:
@@ -261,6 +263,7 @@ def run_page(run, expand_action: str | None = None) -> dict:
         "source": source_lines(run.spec_text, errors),
         "adapter": adapter,
         "is_reported": run.provenance == "reported",
+        "has_trace_data": run.task.corpora.exists(),
         "fingerprint": fingerprint_rows(run.fingerprint or {}),
         "scorer_image": scorer_image(run.fingerprint or {}),
     }
@@ -273,7 +276,7 @@ def _conformance_notes(result) -> dict:
     return {
         "pooled_rate": details.get("pooled_rate"),
         "distinct_cases": details.get("distinct_cases"),
-        "auxiliary_state": aux.get("description") if isinstance(aux, dict) else str(aux),
+        "auxiliary_state": aux_rule_sentence(aux),
     }
 
 
@@ -294,13 +297,16 @@ def _action_rows(phase_result) -> list[dict]:
                 "line": detail.get("line"),
                 "error": _error_text(detail.get("error")),
                 "detail": {
-                    k: v
+                    RUNTIME_COUNTS[k]: v
                     for k, v in detail.items()
-                    if k in ("generated", "distinct") and v is not None
+                    if k in RUNTIME_COUNTS and v is not None
                 },
             }
         )
     return rows
+
+
+RUNTIME_COUNTS = {"generated": "states generated", "distinct": "distinct states"}
 
 
 def _error_text(error) -> str:
@@ -325,7 +331,7 @@ def specificity_text(value) -> str:
 # Which run-wide fingerprint entries each phase's result depends on (besides the spec).
 PHASE_FINGERPRINT_KEYS = {
     "syntax": ("sany_version", "jar_sha256"),
-    "runtime": ("tlc_version", "jar_sha256", "seeds", "cfg_sha256"),
+    "runtime": ("tlc_version", "jar_sha256", "cfg_sha256"),
     "conformance": ("tlc_version", "windows_sha256", "window_count", "adapter"),
     "invariant": ("tlc_version", "contract_version", "adapter"),
 }
@@ -335,25 +341,17 @@ def _phase_fingerprint(fingerprint: dict, phase: str) -> list[tuple[str, str]]:
     """The fingerprint entries that concern one phase: its TLC flags and the inputs it used."""
     own = (fingerprint.get("phases") or {}).get(phase) or {}
     rows = (
-        [(key, _short(value)) for key, value in sorted(own.items())]
+        [(label(key), value_text(key, value)) for key, value in sorted(own.items())]
         if isinstance(own, dict)
         else []
     )
     for key in PHASE_FINGERPRINT_KEYS.get(phase, ()):
         if fingerprint.get(key) not in (None, "", []):
-            rows.append((key, _short(fingerprint[key])))
+            rows.append((label(key), value_text(key, fingerprint[key])))
     flags = (fingerprint.get("tlc_flags") or {}).get(phase)
     if flags:
-        rows.append(
-            ("tlc flags", " ".join(map(str, flags)) if isinstance(flags, list) else _short(flags))
-        )
+        rows.append((label("tlc flags"), value_text("tlc flags", flags)))
     return rows
-
-
-def _short(value) -> str:
-    """Hashes cut to 12 hex digits (the full value is in the fingerprint table and exports)."""
-    text = value if isinstance(value, str) else render_value(value)
-    return text[:12] if re.fullmatch(r"[0-9a-f]{40,64}", text) else text
 
 
 def scorer_image(fingerprint: dict) -> dict | None:
@@ -367,7 +365,7 @@ def fingerprint_rows(fingerprint: dict) -> list[tuple[str, str]]:
     """Run-wide fingerprint entries (tool hashes, versions, corpus hash) as display pairs."""
     skip = {"phases", *PHASES}
     return [
-        (key, value if isinstance(value, str) else render_value(value))
+        (label(key), value_text(key, value))
         for key, value in sorted(fingerprint.items())
-        if key not in skip
+        if key not in skip and value not in (None, "", [], {})
     ]

@@ -174,7 +174,7 @@ class RunPageTest(WorldTestCase):
         self.assertIn("2 states", section)
         self.assertIn("<th>lockState</th>", section)
         rows = section.split("<tbody>")[1].split("</tr>")
-        self.assertIn('class="changed"><code>locked</code>', rows[1])
+        self.assertIn('class="changed"><code>&quot;locked&quot;</code>', rows[1])
         self.assertNotIn('id="invariant-NoDeadlock"', html)
 
     def test_it_reads_the_invariant_phase_trace_format_with_a_lasso(self):

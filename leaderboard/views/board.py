@@ -17,7 +17,7 @@ from leaderboard.aggregate import (
 )
 from leaderboard.compare import featured
 from leaderboard.forms_board import BoardQueryForm
-from leaderboard.models import ModelUnderTest, Run, Task
+from leaderboard.models import ModelUnderTest, Run, Task, TraceCorpus
 from leaderboard.rounding import percent_text
 from leaderboard.task_info import contract_info, render_markdown, trace_status
 
@@ -121,10 +121,13 @@ def model_detail(request, slug):
     model = get_object_or_404(ModelUnderTest.objects.visible_to(request.user), slug=slug)
     board = get_board()
     summary = next((r for r in tables.leaderboard_rows(board) if r["model_id"] == model.pk), None)
+    traced = frozenset(TraceCorpus.objects.values_list("task_id", flat=True))
+    task_rows = tables.model_task_rows(board, model.pk, traced)
     context = {
         "model": model,
         "summary": summary,
-        "task_rows": tables.model_task_rows(board, model.pk),
+        "task_rows": task_rows,
+        "harness_note": any(row.get("harness_p3") for row in task_rows),
         "phase_labels": [f"{PHASE_LABELS[p]} {p}" for p in PHASES],
         "others": ModelUnderTest.objects.visible_to(request.user)
         .exclude(pk=model.pk)
