@@ -17,6 +17,12 @@ NOT_APPLICABLE = "n/a"
 
 def normalise_weights(weights) -> tuple[float, float, float, float]:
     """Four non-negative weights scaled to sum 1; ValueError for anything else."""
+    weights = list(weights)
+    for w in weights:
+        try:
+            float(w)
+        except (TypeError, ValueError):
+            raise ValueError(f"“{w}” is not a number; weights are four numbers") from None
     values = tuple(float(w) for w in weights)
     if len(values) != len(PHASES) or any(w < 0 or w != w for w in values) or sum(values) <= 0:
         raise ValueError("weights must be four non-negative numbers with a positive sum")

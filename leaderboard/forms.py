@@ -6,7 +6,7 @@ from django import forms
 from django.conf import settings
 from django.utils.text import slugify
 
-from leaderboard.lint import lint_upload
+from leaderboard.lint import lint_upload, size_message
 from leaderboard.models import ModelUnderTest, Run, Task
 
 
@@ -97,8 +97,9 @@ class SubmitForm(forms.Form):
         upload = data.get("spec_file")
         if upload:
             if upload.size > settings.UPLOAD_MAX_BYTES:
-                # Read one byte past the limit: enough for the size message, bounded memory.
-                return upload.read(settings.UPLOAD_MAX_BYTES + 1), "spec_file"
+                # Refused on the upload's real size, without reading it.
+                self.add_error("spec_file", size_message(upload.size, settings.UPLOAD_MAX_BYTES))
+                return None, "spec_file"
             return upload.read(), "spec_file"
         if data.get("spec_text", "").strip():
             return data["spec_text"].replace("\r\n", "\n"), "spec_text"

@@ -63,7 +63,7 @@ def decode_spec(spec: bytes | str) -> tuple[str, str]:
     raw = spec.encode() if isinstance(spec, str) else spec
     limit = settings.UPLOAD_MAX_BYTES
     if len(raw) > limit:
-        return "", f"The spec is {_kib(len(raw))}; the limit is {_kib(limit)}."
+        return "", size_message(len(raw), limit)
     if not raw.strip():
         return "", "The spec is empty."
     try:
@@ -75,5 +75,15 @@ def decode_spec(spec: bytes | str) -> tuple[str, str]:
         )
 
 
-def _kib(n: int) -> str:
+def size_message(size: int, limit: int) -> str:
+    """The too-large message with the real size; "larger than" when both would print alike."""
+    shown, allowed = _size(size), _size(limit)
+    if shown == allowed:
+        return f"The spec is larger than the limit of {allowed}."
+    return f"The spec is {shown}; the limit is {allowed}."
+
+
+def _size(n: int) -> str:
+    if n >= 1024 * 1024:
+        return f"{n / (1024 * 1024):.1f} MiB"
     return f"{n / 1024:.0f} KiB" if n >= 1024 else f"{n} bytes"

@@ -94,3 +94,8 @@ class BoardUrlStateTests(TestCase):
         response = self.board(w="1,2")
         self.assertContains(response, "weights must be four non-negative numbers")
         self.assertFalse(response.context["custom_weights"])
+
+    def test_a_weight_that_is_not_a_number_is_named_in_plain_words(self):
+        response = self.board(w="abc,0.15,0.35,0.35")
+        self.assertContains(response, "“abc” is not a number")
+        self.assertNotContains(response, "could not convert")

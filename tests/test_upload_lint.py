@@ -47,6 +47,19 @@ class UploadLintTest(WorldTestCase):
         response = self.post(spec_file=big)
         self.assert_rejected(response, "spec_file", "the limit is 1 KiB")
 
+    def test_a_5_mb_file_is_refused_with_its_real_size(self):
+        big = SimpleUploadedFile("spin.tla", b"x" * 5_000_000)
+        response = self.post(spec_file=big)
+        limit_kib = settings.UPLOAD_MAX_BYTES // 1024
+        self.assert_rejected(
+            response, "spec_file", f"The spec is 4.8 MiB; the limit is {limit_kib} KiB."
+        )
+
+    @override_settings(UPLOAD_MAX_BYTES=1024)
+    def test_a_file_just_over_the_limit_says_larger_than_the_limit(self):
+        response = self.post(spec_file=SimpleUploadedFile("spin.tla", b"x" * 1025))
+        self.assert_rejected(response, "spec_file", "larger than the limit of 1 KiB")
+
     @override_settings(UPLOAD_MAX_BYTES=1024)
     def test_it_rejects_oversized_pasted_text(self):
         response = self.post(spec_text=GOOD + "\\* padding\n" * 200)
