@@ -8,6 +8,7 @@ import json
 
 import plotly.graph_objects as go
 from django.core.cache import cache
+from plotly.colors import qualitative
 
 from leaderboard.aggregate import FUNNEL_STAGES, PHASE_LABELS, PHASES
 from leaderboard.rounding import MEAN, percent
@@ -19,11 +20,12 @@ PHASE_COLOURS = {
     "invariant": "#15337a",
 }
 LAYOUT = {
-    "margin": {"l": 50, "r": 10, "t": 30, "b": 90},
-    "height": 380,
+    "margin": {"l": 50, "r": 10, "t": 10, "b": 130},
+    "height": 420,
     "paper_bgcolor": "#ffffff",
     "plot_bgcolor": "#ffffff",
-    "legend": {"orientation": "h", "y": 1.12},
+    # Below the plot: above it, the legend covered the 100-point bars.
+    "legend": {"orientation": "h", "y": -0.45, "x": 0},
     "font": {"family": "system-ui, sans-serif", "size": 12},
 }
 
@@ -78,15 +80,31 @@ def funnel_chart(funnel_rows: list[dict]) -> dict:
 
 
 def _funnel_figure(inputs: list) -> go.Figure:
+    # One colour per model for up to 48 models (plotly's default cycle has 10, so Gemini and
+    # MiniMax shared a blue); counts are written inside each segment.
+    palette = [*qualitative.Dark24, *qualitative.Light24]
     figure = go.Figure(
-        [go.Funnel(name=name, y=list(FUNNEL_STAGES), x=counts) for name, counts in inputs]
+        [
+            go.Funnel(
+                name=name,
+                y=list(FUNNEL_STAGES),
+                x=counts,
+                marker={"color": palette[i % len(palette)]},
+                textinfo="value",
+                textposition="inside",
+                insidetextfont={"size": 10},
+                hovertemplate=f"{name}<br>%{{y}}: %{{x}} tasks<extra></extra>",
+            )
+            for i, (name, counts) in enumerate(inputs)
+        ]
     )
     figure.update_layout(
         **{
             **LAYOUT,
-            "height": 460,
+            "height": 420 + 14 * max(0, len(inputs) - 10),
             "margin": {"l": 80, "r": 10, "t": 10, "b": 30},
-            "legend": {"orientation": "v", "x": 1.02, "y": 1},
+            "legend": {"orientation": "v", "x": 1.02, "y": 1, "font": {"size": 11}},
+            "funnelgap": 0.15,
         }
     )
     return figure

@@ -3,7 +3,7 @@ action, cross-links between model, task, run and compare pages, and the methodol
 
 from django.urls import reverse
 
-from leaderboard.templatetags.run_extras import pct, signed_pct
+from leaderboard.templatetags.run_extras import pct, pct_mean, signed_pct
 from tests.base import WorldTestCase, make_run
 
 FULL = {"syntax": 1.0, "runtime": 1.0, "conformance": 1.0, "invariant": 1.0}
@@ -86,8 +86,10 @@ class NavigationTests(WorldTestCase):
 
 
 def test_scores_round_like_the_board_and_zero_deltas_are_unsigned():
-    # 0.86547 is 86.6 on the published board; a plain one-decimal format would say 86.5.
-    assert pct(0.86547) == "86.6"
+    # A mean: 0.86547 is 86.6 on the published board (4 then 3 decimals); a task score is
+    # rounded once: 0.7374999999999999 is 73.7 as in the paper.
+    assert pct_mean(0.86547) == "86.6"
+    assert pct(0.7374999999999999) == "73.7"
     assert pct(None) == "—"
     assert signed_pct(-0.0000001) == "0.0"
     assert signed_pct(-0.038) == "-3.8"

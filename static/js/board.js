@@ -5,7 +5,7 @@
     var target = document.getElementById(id);
     if (!data || !target || typeof Plotly === "undefined") return;
     var figure = JSON.parse(data.textContent);
-    Plotly.newPlot(target, figure.data, figure.layout, { responsive: true, displaylogo: false });
+    Plotly.newPlot(target, figure.data, figure.layout, { responsive: true, displaylogo: false, displayModeBar: false });
   }
   draw("phase-chart");
   draw("funnel-chart");
