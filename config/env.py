@@ -117,5 +117,11 @@ def cache_from_url(url: str | None) -> dict:
     if not url:
         return {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
     if urlparse(url).scheme in {"redis", "rediss"}:
-        return {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url}
+        # Django's Redis cache, failing soft on reads and writes: while Redis does not answer the
+        # board is computed from the database instead of every page failing.
+        return {
+            "BACKEND": "leaderboard.cache_backend.FailSoftRedisCache",
+            "LOCATION": url,
+            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
+        }
     raise ImproperlyConfiguredEnv("CACHE_URL must be a redis:// URL (or unset for local memory)")

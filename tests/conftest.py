@@ -43,3 +43,17 @@ def docker_client():
     from tests.docker_support import engine_with_image
 
     return engine_with_image()
+
+
+LOCMEM = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _per_process_cache():
+    """Tests keep a cache of their own: with REDIS_URL set (CI) the site's cache would be shared
+    Redis, where parallel test runs with equal-looking databases could read each other's boards.
+    The shared cache is tested on a claimed Redis database (test_board_cache_shared.py)."""
+    from django.test import override_settings
+
+    with override_settings(CACHES=LOCMEM):
+        yield
