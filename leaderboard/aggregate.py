@@ -62,6 +62,8 @@ class Board:
     rows: pd.DataFrame
     cells: pd.DataFrame
     official_rank: dict = field(default_factory=dict)
+    # The cache key this board is stored under: what is derived from it can be cached alongside.
+    key: str = ""
     _cell_index: dict = field(default_factory=dict, repr=False)
     _funnel: pd.DataFrame | None = field(default=None, repr=False)
 
@@ -180,6 +182,7 @@ def get_board(weights=OFFICIAL_WEIGHTS) -> Board:
     board = cache.get(key)
     if board is None:
         board = compute_board(weights)
+        board.key = key
         official = board if is_official(weights) else get_board(OFFICIAL_WEIGHTS)
         board.official_rank = dict(zip(official.rows.model_id, official.rows["rank"], strict=True))
         cache.set(key, board, _CACHE_SECONDS)

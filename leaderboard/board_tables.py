@@ -54,39 +54,46 @@ def _cell(board: Board, row: dict, task: dict, url_for) -> dict:
 
 def leaderboard_rows(board: Board) -> list[dict]:
     """One dict per model, in rank order, with every value the page or an export needs."""
-    rows = []
     url_for = run_url_maker()
-    for row in board.rows.to_dict("records"):
-        official = board.official_rank.get(row["model_id"], row["rank"])
-        rows.append(
+    return [_board_row(board, row, url_for) for row in board.rows.to_dict("records")]
+
+
+def model_summary(board: Board, model_id: int) -> dict | None:
+    """The board row of one model (its page's headline), None when it has no counted run."""
+    match = board.rows[board.rows.model_id == model_id]
+    if match.empty:
+        return None
+    return _board_row(board, match.iloc[0].to_dict(), run_url_maker())
+
+
+def _board_row(board: Board, row: dict, url_for) -> dict:
+    official = board.official_rank.get(row["model_id"], row["rank"])
+    return {
+        "model_id": row["model_id"],
+        "rank": int(row["rank"]),
+        "official_rank": int(official),
+        "delta": int(official) - int(row["rank"]),
+        "name": row["name"],
+        "slug": row["slug"],
+        "url": reverse("model_detail", args=[row["slug"]]),
+        "organisation": row["organisation"],
+        "kind": row["kind"],
+        "kind_label": KIND_LABELS.get(row["kind"], row["kind"]),
+        "provenance": row["provenance"],
+        "overall": row["overall"],
+        "overall_figure": figure(row["overall"], MEAN),
+        "overall_text": percent_text(row["overall"], MEAN),
+        "phases": [
             {
-                "model_id": row["model_id"],
-                "rank": int(row["rank"]),
-                "official_rank": int(official),
-                "delta": int(official) - int(row["rank"]),
-                "name": row["name"],
-                "slug": row["slug"],
-                "url": reverse("model_detail", args=[row["slug"]]),
-                "organisation": row["organisation"],
-                "kind": row["kind"],
-                "kind_label": KIND_LABELS.get(row["kind"], row["kind"]),
-                "provenance": row["provenance"],
-                "overall": row["overall"],
-                "overall_figure": figure(row["overall"], MEAN),
-                "overall_text": percent_text(row["overall"], MEAN),
-                "phases": [
-                    {
-                        "phase": p,
-                        "value": _nan_to_none(row[p]),
-                        "figure": figure(row[p], MEAN),
-                        "text": percent_text(row[p], MEAN),
-                    }
-                    for p in PHASES
-                ],
-                "cells": [_cell(board, row, task, url_for) for task in board.tasks],
+                "phase": p,
+                "value": _nan_to_none(row[p]),
+                "figure": figure(row[p], MEAN),
+                "text": percent_text(row[p], MEAN),
             }
-        )
-    return rows
+            for p in PHASES
+        ],
+        "cells": [_cell(board, row, task, url_for) for task in board.tasks],
+    }
 
 
 def _nan_to_none(value):

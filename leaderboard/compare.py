@@ -12,6 +12,8 @@ import math
 from dataclasses import dataclass
 from itertools import combinations
 
+from django.core.cache import cache
+
 from leaderboard import compare_detail
 from leaderboard.aggregate import PHASE_LABELS, PHASES, get_board
 from leaderboard.models import ActionResult, ModelUnderTest, Run
@@ -305,10 +307,20 @@ def _delta(a, b) -> float | None:
 
 
 def featured() -> dict | None:
-    """The home page's featured comparison: the two models with the most tasks where both have
-    verified per-action conformance data (board rank breaks ties), with one task's per-action
-    window counts as a preview; None while no such pair exists."""
+    """The home page's featured comparison (see _featured), cached with the board it comes from."""
     board = get_board()
+    key = f"featured:{board.key}"
+    found = cache.get(key)
+    if found is None:
+        found = {"featured": _featured(board)}
+        cache.set(key, found, 600)
+    return found["featured"]
+
+
+def _featured(board) -> dict | None:
+    """The two models with the most tasks where both have verified per-action conformance data
+    (board rank breaks ties), with one task's per-action window counts as a preview; None while
+    no such pair exists."""
     verified = board.cells[board.cells.provenance == "verified"]
     with_actions = set(
         ActionResult.objects.filter(

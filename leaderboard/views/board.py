@@ -120,7 +120,7 @@ def leaderboard_export(request, fmt):
 def model_detail(request, slug):
     model = get_object_or_404(ModelUnderTest.objects.visible_to(request.user), slug=slug)
     board = get_board()
-    summary = next((r for r in tables.leaderboard_rows(board) if r["model_id"] == model.pk), None)
+    summary = tables.model_summary(board, model.pk)
     traced = frozenset(TraceCorpus.objects.values_list("task_id", flat=True))
     task_rows = tables.model_task_rows(board, model.pk, traced)
     context = {

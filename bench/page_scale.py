@@ -1,0 +1,142 @@
+"""Median server times of the leaderboard, model, run and compare pages at scale.
+
+    .venv/bin/python bench/page_scale.py [--models 100] [--runs 10] [--windows 8] [--requests 15]
+
+Builds, in a throwaway test database (SQLite unless DATABASE_URL is set), the published fixture
+plus `--models` models × 11 tasks × `--runs` verified finished runs each; every verified run has
+four phase results, four conformance actions, `--windows` trace windows (a quarter failing, with
+a closest-successor diff), runtime actions, per-definition syntax rows and two invariants. Then
+it times each page with Django's test client (server time only) and prints the cold first
+request and the median of warm ones. Goals (issue 14): leaderboard <= 100 ms, compare <= 200 ms.
+"""
+
+import argparse
+import random
+import time
+
+from _timing import median_ms, test_database
+
+ACTIONS = ("AcquireLock", "ReleaseLock", "TryLock", "Unlock")
+PHASE_NAMES = ("syntax", "runtime", "conformance", "invariant")
+
+
+def build(n_models: int, n_runs: int, n_windows: int) -> dict:
+    from django.utils import timezone
+
+    from leaderboard.management.commands.load_published import load_published
+    from leaderboard.models import (
+        ActionResult,
+        InvariantResult,
+        ModelUnderTest,
+        PhaseResult,
+        Run,
+        Task,
+        WindowResult,
+    )
+
+    load_published()
+    rng = random.Random(14)
+    tasks = list(Task.objects.all())
+    models = ModelUnderTest.objects.bulk_create(
+        ModelUnderTest(slug=f"scale-{i:03d}", name=f"Scale {i:03d}", organisation=f"Org {i % 17}")
+        for i in range(n_models)
+    )
+    now = timezone.now()
+    runs = Run.objects.bulk_create(
+        Run(model=m, task=t, status="finished", provenance="verified", created_at=now,
+            finished_at=now, spec_text=f"---- MODULE {t.module_name} ----\n====\n",
+            fingerprint={"tlc_version": "TLC2 Version 2.15 of Day Month 20?? (rev: d5b5a7f)"})
+        for m in models for t in tasks for _ in range(n_runs)
+    )  # fmt: skip
+    phases, scores = [], {}
+    for run in runs:
+        values = [1.0, rng.random(), rng.random(), rng.random()]
+        scores[run.pk] = values
+        details = {"definitions": [{"name": f"Op{i}", "verdict": "ok"} for i in range(8)]}
+        phases += [
+            PhaseResult(run=run, phase=p, status="ran", score=v,
+                        details=details if p == "syntax" else {})
+            for p, v in zip(PHASE_NAMES, values, strict=True)
+        ]  # fmt: skip
+    phases = PhaseResult.objects.bulk_create(phases, batch_size=2000)
+    actions, windows, invariants = [], [], []
+    for result in phases:
+        if result.phase in ("runtime", "conformance"):
+            for action in ACTIONS:
+                total = n_windows if result.phase == "conformance" else 1
+                passed = rng.randint(0, total)
+                actions.append(
+                    ActionResult(phase_result=result, action=action, passed=passed, total=total)
+                )
+        if result.phase == "conformance":
+            for w in range(n_windows):
+                failing = rng.random() < 0.25
+                windows.append(WindowResult(
+                    phase_result=result, action=ACTIONS[w % 4], trace_id=f"trace_{w % 3}",
+                    window_id=f"w{w}", actor="1", pre_state={"lockState": "unlocked"},
+                    post_state={"lockState": "locked"}, verdict="fail" if failing else "pass",
+                    detail={"closest": [{"successor": {"lockState": "unlocked"}, "differences": [
+                        {"variable": "lockState", "trace": "locked", "spec": "unlocked"}]}]}
+                    if failing else {}))  # fmt: skip
+        if result.phase == "invariant":
+            for name in ("MutualExclusion", "NoDeadlock"):
+                verdict = rng.choice(["holds", "violated"])
+                invariants.append(
+                    InvariantResult(phase_result=result, name=name, kind="safety", verdict=verdict)
+                )
+    ActionResult.objects.bulk_create(actions, batch_size=5000)
+    WindowResult.objects.bulk_create(windows, batch_size=5000)
+    InvariantResult.objects.bulk_create(invariants, batch_size=5000)
+    from leaderboard.aggregate import cell_score
+
+    for run in runs:
+        run.overall = cell_score(
+            dict(zip(PHASE_NAMES, scores[run.pk], strict=True)), {}, "verified"
+        )
+    Run.objects.bulk_update(runs, ["overall"], batch_size=2000)
+    return {
+        "models": models,
+        "runs": len(runs),
+        "windows": len(windows),
+        "sample_run": runs[len(runs) // 2].pk,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", type=int, default=100)
+    parser.add_argument("--runs", type=int, default=10, help="verified runs per model and task")
+    parser.add_argument("--windows", type=int, default=8, help="trace windows per run")
+    parser.add_argument("--requests", type=int, default=15)
+    args = parser.parse_args()
+
+    with test_database():
+        from django.test import Client
+
+        from leaderboard.aggregate import invalidate_board_cache
+
+        started = time.perf_counter()
+        world = build(args.models, args.runs, args.windows)
+        invalidate_board_cache()
+        print(
+            f"built {len(world['models'])} models, {world['runs']} verified runs, "
+            f"{world['windows']} windows in {time.perf_counter() - started:.0f} s"
+        )
+        a, b = world["models"][0].slug, world["models"][1].slug
+        client = Client()
+        pages = {
+            "leaderboard": "/",
+            "model": f"/models/{a}/",
+            "run": f"/runs/{world['sample_run']}/",
+            "compare": f"/compare/?a={a}&b={b}",
+        }
+        for name, path in pages.items():
+            cold, median, low, high = median_ms(client, path, args.requests)
+            print(
+                f"{name:12s} GET {path}: cold {cold:.0f} ms; median of {args.requests} warm "
+                f"{median:.1f} ms (min {low:.1f}, max {high:.1f})"
+            )
+
+
+if __name__ == "__main__":
+    main()
