@@ -1,0 +1,131 @@
+"""Score the model-written specs of the fidelity corpus as verified entries.
+
+    manage.py load_fidelity [--adapters DIR] [--queue] [--only dqueue|locksvc|raftkvs]
+
+The corpus (../shared/sysmobench/fidelity/spec/) holds TLA+ specs that Claude, GPT-5, DeepSeek
+and Gemini wrote for the original SysMoBench in 2025. Each becomes a verified run of a model
+labelled with exactly what is known, e.g. "Claude, model version unrecorded, SysMoBench 2025
+archive". The specs use their own names, so each is scored through the adapter a submitter would
+write for it: `<DIR>/<task>/<variant>.adapter.yaml` (variant = the spec's folder below the task
+with "/" as "_", e.g. dqueue/specula_claude.adapter.yaml); without one, the identity adapter is
+used and the phases say what did not match. Loading twice scores nothing twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from leaderboard.models import ModelUnderTest, Run, Task
+from leaderboard.queueing import enqueue_run
+
+TASKS = ("dqueue", "locksvc", "raftkvs")
+AUTHORS = {
+    "claude": ("Claude", "Anthropic"),
+    "gpt5": ("GPT-5", "OpenAI"),
+    "deepseek": ("DeepSeek", "DeepSeek"),
+    "gemini": ("Gemini", "Google"),
+}
+LABEL = "{name}, model version unrecorded, SysMoBench 2025 archive"
+SOURCE = "SysMoBench fidelity corpus (specula-org/SysMoBench 7bae2502), written in 2025"
+
+
+@dataclass(frozen=True)
+class ArchivedSpec:
+    task: str
+    variant: str  # e.g. "specula/claude" or "claude"
+    path: Path
+
+    @property
+    def author(self) -> str:
+        return self.variant.rsplit("/", 1)[-1]
+
+
+def archived_specs(root: Path, only: str | None = None) -> list[ArchivedSpec]:
+    specs = []
+    for task in TASKS:
+        if only and task != only:
+            continue
+        for path in sorted((root / task).glob(f"**/{task}.tla")):
+            variant = str(path.parent.relative_to(root / task))
+            if variant.rsplit("/", 1)[-1] in AUTHORS:
+                specs.append(ArchivedSpec(task, variant, path))
+    return specs
+
+
+def archive_model(author: str) -> ModelUnderTest:
+    name, organisation = AUTHORS[author]
+    model, _ = ModelUnderTest.objects.get_or_create(
+        slug=f"{author}-2025-archive",
+        defaults={
+            "name": LABEL.format(name=name),
+            "organisation": organisation,
+            "version": "unrecorded",
+            "link": "https://github.com/specula-org/SysMoBench",
+        },
+    )
+    return model
+
+
+class Command(BaseCommand):
+    help = "Score the fidelity corpus's model-written specs as verified archive entries."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--adapters", type=Path, default=None, help="adapter folder")
+        parser.add_argument("--queue", action="store_true", help="queue instead of scoring here")
+        parser.add_argument("--only", choices=TASKS, default=None)
+
+    def handle(self, *args, adapters, queue, only, **options):
+        from evaluation.jobs import evaluate_run
+
+        root = Path(settings.SYSMOBENCH_DATA_DIR) / "fidelity" / "spec"
+        specs = archived_specs(root, only)
+        if not specs:
+            raise CommandError(f"no archived specs under {root}")
+        missing = sorted({s.task for s in specs} - set(Task.objects.values_list("slug", flat=True)))
+        if missing:
+            raise CommandError(f"unknown tasks {missing}: run load_published first")
+        for spec in specs:
+            run, created = self._run_for(spec, adapters)
+            if not created:
+                self.stdout.write(f"{spec.task}/{spec.variant}: already loaded as run {run.pk}")
+                continue
+            if queue:
+                enqueue_run(run)
+                self.stdout.write(f"{spec.task}/{spec.variant}: queued run {run.pk}")
+                continue
+            evaluate_run(run.pk)
+            run.refresh_from_db()
+            self.stdout.write(f"{spec.task}/{spec.variant}: run {run.pk} {self._summary(run)}")
+
+    def _run_for(self, spec: ArchivedSpec, adapters: Path | None) -> tuple[Run, bool]:
+        model, task = archive_model(spec.author), Task.objects.get(slug=spec.task)
+        text = spec.path.read_text(encoding="utf-8")
+        adapter = ""
+        if adapters is not None:
+            path = adapters / spec.task / f"{spec.variant.replace('/', '_')}.adapter.yaml"
+            adapter = path.read_text(encoding="utf-8") if path.is_file() else ""
+        existing = (
+            Run.objects.filter(model=model, task=task, spec_text=text, adapter_text=adapter)
+            .exclude(status=Run.Status.FAILED)
+            .first()
+        )
+        if existing is not None:
+            return existing, False
+        run = Run.objects.create(
+            model=model, task=task, spec_text=text, adapter_text=adapter, source=SOURCE
+        )
+        return run, True
+
+    @staticmethod
+    def _summary(run: Run) -> str:
+        if run.status != Run.Status.FINISHED:
+            return f"{run.status}: {run.failure_reason[:200]}"
+        phases = ", ".join(
+            f"{p.phase} {p.status} {'-' if p.score is None else f'{p.score:.3f}'}"
+            for p in run.phase_results.all()
+        )
+        return f"finished, overall {run.overall:.3f} ({phases})"

@@ -1,0 +1,52 @@
+"""The fidelity corpus's model-written specs load as verified archive entries, labelled with
+exactly what is known, once. Scoring them is the job's (tested with the scorer); here the queue
+is the edge."""
+
+from io import StringIO
+from pathlib import Path
+from unittest import mock
+
+import pytest
+from django.conf import settings
+from django.core.management import call_command
+from django.test import TestCase
+
+from leaderboard.management.commands.load_fidelity import archived_specs
+from leaderboard.management.commands.load_published import load_published
+from leaderboard.models import ModelUnderTest, Run
+
+ROOT = Path(settings.SYSMOBENCH_DATA_DIR) / "fidelity" / "spec"
+
+
+class LoadFidelityTest(TestCase):
+    @classmethod
+    def setUpTestData(cls):
+        if not ROOT.is_dir():
+            pytest.skip(f"fidelity corpus not found at {ROOT}")
+        load_published()
+
+    def load(self):
+        queued = []
+        target = "leaderboard.management.commands.load_fidelity.enqueue_run"
+        with mock.patch(target, side_effect=queued.append):
+            call_command("load_fidelity", "--queue", stdout=StringIO())
+        return queued
+
+    def test_it_finds_the_model_written_specs_of_three_tasks(self):
+        found = {(s.task, s.variant) for s in archived_specs(ROOT)}
+        on_disk = {
+            (p.parent.relative_to(ROOT).parts[0], str(Path(*p.parent.relative_to(ROOT).parts[1:])))
+            for p in ROOT.glob("*/**/*.tla")
+        }
+        self.assertEqual(found, on_disk)
+        self.assertEqual({task for task, _ in found}, {"dqueue", "locksvc", "raftkvs"})
+
+    def test_each_spec_becomes_a_verified_run_of_a_plainly_labelled_model_once(self):
+        queued = self.load()
+        self.assertEqual(len(queued), len(archived_specs(ROOT)))
+        claude = ModelUnderTest.objects.get(slug="claude-2025-archive")
+        self.assertEqual(claude.name, "Claude, model version unrecorded, SysMoBench 2025 archive")
+        runs = Run.objects.filter(model__slug__endswith="-2025-archive")
+        self.assertEqual(set(runs.values_list("provenance", flat=True)), {"verified"})
+        self.assertTrue(all(r.spec_text.startswith("---- MODULE") for r in runs))
+        self.assertEqual(self.load(), [])
