@@ -36,11 +36,13 @@ from evaluation.scoring import (  # noqa: F401
     normalise_weights,
 )
 from leaderboard.board_cache import generation
+from leaderboard.local_memo import LocalMemo
 from leaderboard.models import ModelUnderTest, Run, Task
 
 PHASE_LABELS = {"syntax": "P1", "runtime": "P2", "conformance": "P3", "invariant": "P4"}
 FUNNEL_STAGES = ("submitted", "P1 = 1", "P2 > 0", "P3 > 0", "P4 > 0")
 
+_LOCAL_BOARDS = LocalMemo()
 _CACHE_SECONDS = 600
 
 
@@ -179,11 +181,12 @@ def get_board(weights=OFFICIAL_WEIGHTS) -> Board:
     # The stamp keeps per-process caches honest when the run finished in another process.
     parts = f"{generation()}:{Run.objects.board_stamp()}:{weights}"
     key = "board:" + hashlib.sha256(parts.encode()).hexdigest()
-    board = cache.get(key)
+    board = _LOCAL_BOARDS.get(key) or cache.get(key)
     if board is None:
         board = compute_board(weights)
         board.key = key
         official = board if is_official(weights) else get_board(OFFICIAL_WEIGHTS)
         board.official_rank = dict(zip(official.rows.model_id, official.rows["rank"], strict=True))
         cache.set(key, board, _CACHE_SECONDS)
+    _LOCAL_BOARDS.set(key, board)
     return board

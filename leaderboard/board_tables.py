@@ -5,10 +5,12 @@ everything here is presentation: labels, links, sorting and filtering of rows.
 """
 
 from django.urls import NoReverseMatch, reverse
+from django.utils.html import format_html, format_html_join
 from django.utils.http import urlencode
 
 from leaderboard.aggregate import PHASE_LABELS, PHASES, Board
 from leaderboard.forms_board import TEXT_SORTS
+from leaderboard.local_memo import LocalMemo
 from leaderboard.models import ModelUnderTest
 from leaderboard.rounding import CELL, MEAN, figure, percent_text
 
@@ -17,6 +19,7 @@ KIND_LABELS = dict(ModelUnderTest.Kind.choices)
 
 
 _PLACEHOLDER = 987654321
+_LOCAL_ROWS = LocalMemo()
 
 
 def run_url_maker():
@@ -53,9 +56,39 @@ def _cell(board: Board, row: dict, task: dict, url_for) -> dict:
 
 
 def leaderboard_rows(board: Board) -> list[dict]:
-    """One dict per model, in rank order, with every value the page or an export needs."""
-    url_for = run_url_maker()
-    return [_board_row(board, row, url_for) for row in board.rows.to_dict("records")]
+    """One dict per model, in rank order, with every value the page or an export needs; cached
+    with the board (a board of 100 models takes tens of milliseconds to turn into rows)."""
+    rows = _LOCAL_ROWS.get(board.key) if board.key else None
+    if rows is None:
+        url_for = run_url_maker()
+        rows = [_board_row(board, row, url_for) for row in board.rows.to_dict("records")]
+        if board.key:
+            _LOCAL_ROWS.set(board.key, rows)
+    # Callers filter and sort into new lists and never change a row.
+    return rows
+
+
+def _cells_html(name: str, cells: list[dict]) -> str:
+    """The task cells of one board row, rendered once here rather than by the template (eleven
+    cells × a hundred models is most of the page's rendering time)."""
+    return format_html_join("", "{}", ((_cell_html(name, c),) for c in cells))
+
+
+def _cell_html(name: str, c: dict) -> str:
+    if not c["submitted"]:
+        return format_html(
+            '<td class="num cell missing" title="{} on {}: not submitted (counts 0)">'
+            '<span class="visually-hidden">not submitted</span><span aria-hidden="true">–</span>'
+            "</td>",
+            name,
+            c["task"],
+        )
+    if not c["run_url"]:
+        return format_html('<td class="num cell {}">{}</td>', c["provenance"], c["text"])
+    return format_html(
+        '<td class="num cell {}"><a href="{}" title="{} on {}: run {} ({})">{}</a></td>',
+        c["provenance"], c["run_url"], name, c["task"], c["run_id"], c["provenance"], c["text"],
+    )  # fmt: skip
 
 
 def model_summary(board: Board, model_id: int) -> dict | None:
@@ -92,7 +125,8 @@ def _board_row(board: Board, row: dict, url_for) -> dict:
             }
             for p in PHASES
         ],
-        "cells": [_cell(board, row, task, url_for) for task in board.tasks],
+        "cells": (cells := [_cell(board, row, task, url_for) for task in board.tasks]),
+        "cells_html": _cells_html(row["name"], cells),
     }
 
 

@@ -306,9 +306,10 @@ def _delta(a, b) -> float | None:
     return difference(a, b)
 
 
-def featured() -> dict | None:
-    """The home page's featured comparison (see _featured), cached with the board it comes from."""
-    board = get_board()
+def featured(board=None) -> dict | None:
+    """The home page's featured comparison (see _featured), cached with the official board it
+    comes from (pass it when the caller has it already)."""
+    board = board or get_board()
     key = f"featured:{board.key}"
     found = cache.get(key)
     if found is None:

@@ -21,6 +21,8 @@ from leaderboard.models import ModelUnderTest, Run, Task, TraceCorpus
 from leaderboard.rounding import percent_text
 from leaderboard.task_info import contract_info, render_markdown, trace_status
 
+RUNS_SHOWN = 50
+
 
 def _board_query(request):
     """The board under the URL's weights, and its rows filtered and sorted as the URL says."""
@@ -60,7 +62,7 @@ def leaderboard(request):
         "phase_chart": charts.phase_chart(rows),
         "funnel_chart": charts.funnel_chart(funnel_rows),
         "query": request.GET.urlencode(),
-        "featured": featured(),
+        "featured": featured(board if is_official(board.weights) else None),
     }
     return render(request, "leaderboard/board_leaderboard.html", context)
 
@@ -122,6 +124,7 @@ def model_detail(request, slug):
     board = get_board()
     summary = tables.model_summary(board, model.pk)
     traced = frozenset(TraceCorpus.objects.values_list("task_id", flat=True))
+    visible_runs = model.runs.visible_to(request.user)
     task_rows = tables.model_task_rows(board, model.pk, traced)
     context = {
         "model": model,
@@ -134,8 +137,9 @@ def model_detail(request, slug):
         .values("slug", "name"),
         "runs": [
             (run, tables.run_url(run.pk), percent_text(run.overall))
-            for run in model.runs.visible_to(request.user).for_board_page()
+            for run in visible_runs.for_board_page()[:RUNS_SHOWN]
         ],
+        "runs_hidden": max(0, visible_runs.count() - RUNS_SHOWN),
         "can_submit": model.accepts_runs_from(request.user),
     }
     return render(request, "leaderboard/model_detail.html", context)

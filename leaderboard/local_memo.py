@@ -1,0 +1,31 @@
+"""A small per-process memo in front of the shared cache, for values whose cache key already
+names their version (the board's key holds the shared generation and the runs' stamp).
+
+Reading a board from the shared cache unpickles its DataFrames on every request (tens of
+milliseconds for a hundred models); a process keeps the few it served last instead. A stale copy
+cannot be served: once the generation or the stamp moves, the key is new.
+"""
+
+from collections import OrderedDict
+from threading import Lock
+
+
+class LocalMemo:
+    def __init__(self, size: int = 8):
+        self.size = size
+        self._items: OrderedDict = OrderedDict()
+        self._lock = Lock()
+
+    def get(self, key):
+        with self._lock:
+            value = self._items.get(key)
+            if value is not None:
+                self._items.move_to_end(key)
+            return value
+
+    def set(self, key, value) -> None:
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
