@@ -61,6 +61,7 @@ def run_summary(run, queue_position: int | None = None) -> dict:
 
 def run_as_dict(run) -> dict:
     """The whole run: metadata, fingerprint, spec, adapter and every result row."""
+    reported = run.provenance == "reported"
     return {
         "id": run.pk,
         "url": reverse("run_detail", args=[run.pk]),
@@ -76,8 +77,9 @@ def run_as_dict(run) -> dict:
         "overall": figure(run.overall),
         "overall_unrounded": run.overall,
         "failure_reason": run.failure_reason,
-        "created_at": run.created_at.isoformat(),
-        "finished_at": run.finished_at.isoformat() if run.finished_at else None,
+        # A reported run was not scored here: it has no time of submission or scoring to give.
+        "created_at": None if reported else run.created_at.isoformat(),
+        "finished_at": run.finished_at.isoformat() if run.finished_at and not reported else None,
         "fingerprint": run.fingerprint,
         "spec_text": run.spec_text,
         "adapter_text": run.adapter_text,
