@@ -11,13 +11,13 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 def first_row(driver) -> tuple[str, str]:
     row = driver.find_element("css selector", "#leaderboard tbody tr")
-    model = row.find_element("css selector", "td.model").text
+    model = row.find_element("css selector", "td.model a").text
     overall = row.find_element("css selector", "td.overall").text
     return model, overall
 
 
 def shown_models(driver) -> list[str]:
-    return [e.text for e in driver.find_elements("css selector", "#leaderboard td.model")]
+    return [e.text for e in driver.find_elements("css selector", "#leaderboard td.model a")]
 
 
 def test_the_leaderboard_opens_with_gemini_first_and_sorts_and_filters(browser, live_server):
