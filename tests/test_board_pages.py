@@ -67,7 +67,8 @@ class SmallWorldPageTests(WorldTestCase):
     @NO_CONTRACTS
     def test_a_task_without_trace_data_says_conformance_is_na(self):
         response = self.client.get(reverse("task_detail", args=["etcd"]))
-        self.assertContains(response, "No trace data: conformance N/A.")
+        self.assertContains(response, "No trace data: conformance N/A for specs scored here.")
+        self.assertContains(response, "came from the original benchmark's harness")
 
     def test_a_task_with_trace_data_shows_window_counts_per_action(self):
         TraceCorpus.objects.create(
