@@ -57,19 +57,47 @@ def phase_chart(rows: list[dict]) -> dict:
     return _memoised("phases", inputs, _phase_figure)
 
 
+def short_name(name: str, limit: int = 26) -> str:
+    """A model's name short enough for an axis ("Claude, model version unrecorded, SysMoBench
+    2025 archive" -> "Claude · SysMoBench 2025 archive"); hovering shows the full name."""
+    if len(name) <= limit:
+        return name
+    parts = name.split(", ")
+    if len(parts) > 1:
+        name = f"{parts[0]} · {parts[-1]}"
+    return name if len(name) <= limit + 8 else name[: limit - 1] + "…"
+
+
 def _phase_figure(inputs: dict) -> go.Figure:
+    # Horizontal bars, one band per model in table order: readable for 10 models or 100.
+    names = inputs["names"]
+    labels = [short_name(n) for n in names]
     figure = go.Figure(
         [
             go.Bar(
                 name=f"{PHASE_LABELS[phase]} {phase}",
-                x=inputs["names"],
-                y=inputs["values"].get(phase, []),
+                y=labels,
+                x=inputs["values"].get(phase, []),
+                orientation="h",
                 marker_color=PHASE_COLOURS[phase],
+                customdata=names,
+                hovertemplate="%{customdata}: %{x}<extra>" + PHASE_LABELS[phase] + "</extra>",
             )
             for phase in PHASES
         ]
     )
-    figure.update_layout(barmode="group", yaxis={"range": [0, 100], "title": "score"}, **LAYOUT)
+    figure.update_layout(
+        **{
+            **LAYOUT,
+            "barmode": "group",
+            "height": 90 + 30 * max(len(names), 4),
+            "margin": {"l": 10, "r": 10, "t": 40, "b": 40},
+            "legend": {"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 0},
+            "xaxis": {"range": [0, 100], "title": "score (0–100)"},
+            "yaxis": {"autorange": "reversed", "automargin": True},
+            "bargap": 0.25,
+        }
+    )
     return figure
 
 
@@ -86,7 +114,7 @@ def _funnel_figure(inputs: list) -> go.Figure:
     figure = go.Figure(
         [
             go.Funnel(
-                name=name,
+                name=short_name(name),
                 y=list(FUNNEL_STAGES),
                 x=counts,
                 marker={"color": palette[i % len(palette)]},
@@ -105,6 +133,8 @@ def _funnel_figure(inputs: list) -> go.Figure:
             "margin": {"l": 80, "r": 10, "t": 10, "b": 30},
             "legend": {"orientation": "v", "x": 1.02, "y": 1, "font": {"size": 11}},
             "funnelgap": 0.15,
+            # A count that does not fit its segment is left to the hover and the table below.
+            "uniformtext": {"minsize": 9, "mode": "hide"},
         }
     )
     return figure
