@@ -175,8 +175,8 @@ class PublishedBoardPageTests(TestCase):
     def test_the_phase_chart_has_four_traces_of_eleven_models(self):
         chart = self.client.get(reverse("leaderboard")).context["phase_chart"]
         self.assertEqual(len(chart["data"]), 4)
-        self.assertEqual(chart["data"][0]["x"][0], "Gemini 3.1 Pro")
-        self.assertEqual(chart["data"][0]["y"][0], 100.0)
+        self.assertEqual(chart["data"][0]["y"][0], "Gemini 3.1 Pro")
+        self.assertEqual(chart["data"][0]["x"][0], 100.0)
 
     def test_the_funnel_counts_tasks_per_stage(self):
         response = self.client.get(reverse("leaderboard"))
