@@ -52,9 +52,10 @@ def tool_version(banner: str) -> str:
     """'TLC2 Version 2.15 of Day Month 20?? (rev: d5b5a7f)' -> 'TLC 2.15 (2020)'."""
     match = re.search(r"\b(TLC|SANY)2? Version (\d+(?:\.\d+)*)", banner or "")
     if not match:
-        java = re.search(r'version "([\d.]+)"(?: (\d{4}))?', banner or "")
+        java = re.search(r'(\w+) version "([\d.]+)"(?: (\d{4}))?', banner or "")
         if java:
-            return f"Java {java.group(1)}" + (f" ({java.group(2)})" if java.group(2) else "")
+            vendor = {"openjdk": "OpenJDK", "java": "Java"}.get(java.group(1).lower(), "Java")
+            return f"{vendor} {java.group(2)}" + (f" ({java.group(3)})" if java.group(3) else "")
         return banner
     tool, version = match.groups()
     year = re.search(r"\b(19|20)(\d\d)\b", banner[match.end() :])

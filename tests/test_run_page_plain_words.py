@@ -20,6 +20,8 @@ class PlainWordsTest(WorldTestCase):
     def test_tool_banners_become_name_version_and_year(self):
         self.assertEqual(tool_version(FINGERPRINT["tlc_version"]), "TLC 2.15 (2020)")
         self.assertEqual(tool_version(FINGERPRINT["sany_version"]), "SANY 2.1 (2014)")
+        java = 'openjdk version "17.0.15" 2025-04-15'
+        self.assertEqual(tool_version(java), "OpenJDK 17.0.15 (2025)")
 
     def test_tlc_values_are_shown_in_the_windows_notation(self):
         self.assertEqual(
