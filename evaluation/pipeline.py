@@ -29,15 +29,22 @@ from dataclasses import asdict, dataclass, field
 
 from evaluation import lint as spec_lint
 from evaluation.adapter_check import spec_problems
+
+# Re-exported for the site, which reaches the scorer only through this module: the line numbers
+# a SANY/TLC message points at (run pages), the reader of TLC's value notation (run pages show
+# counterexamples in the windows' notation), and the reaper's sweep of sandbox directories a
+# killed worker left behind.
+from evaluation.conformance.tlcvalue import (  # noqa: F401
+    ModelValue,
+    TlaSet,
+    TlcValueError,
+    parse_tlc_value,
+)
 from evaluation.contracts import Adapter, Contract, adapter_with_cfg
 from evaluation.phases import conformance, invariants, runtime, syntax
 from evaluation.results import PhaseOutcome
 from evaluation.scoring import NOT_APPLICABLE, PHASE_WEIGHTS, PHASES
 from evaluation.tla import tools
-
-# Re-exported for the site, which reaches the scorer only through this module: the line numbers
-# a SANY/TLC message points at (run pages), and the reaper's sweep of sandbox directories a
-# killed worker left behind.
 from evaluation.tla.messages import lines_in  # noqa: F401
 from evaluation.tla.sandbox import sweep_abandoned_run_dirs  # noqa: F401
 from evaluation.tlc_cfg import CfgError, parse_cfg

@@ -19,6 +19,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from leaderboard.jobs import evaluate_run
 from leaderboard.models import ModelUnderTest, Run, Task
 from leaderboard.queueing import enqueue_run
 
@@ -79,8 +80,6 @@ class Command(BaseCommand):
         parser.add_argument("--only", choices=TASKS, default=None)
 
     def handle(self, *args, adapters, queue, only, **options):
-        from evaluation.jobs import evaluate_run
-
         root = Path(settings.SYSMOBENCH_DATA_DIR) / "fidelity" / "spec"
         specs = archived_specs(root, only)
         if not specs:
