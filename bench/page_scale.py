@@ -87,7 +87,7 @@ def build(n_models: int, n_runs: int, n_windows: int) -> dict:
     ActionResult.objects.bulk_create(actions, batch_size=5000)
     WindowResult.objects.bulk_create(windows, batch_size=5000)
     InvariantResult.objects.bulk_create(invariants, batch_size=5000)
-    from leaderboard.aggregate import cell_score
+    from evaluation.scoring import cell_score
 
     for run in runs:
         run.overall = cell_score(
@@ -113,7 +113,7 @@ def main() -> None:
     with test_database():
         from django.test import Client
 
-        from leaderboard.aggregate import invalidate_board_cache
+        from leaderboard.board_cache import invalidate_board_cache
 
         started = time.perf_counter()
         world = build(args.models, args.runs, args.windows)
