@@ -119,9 +119,11 @@ def differing_variables(detail: dict) -> set[str]:
 
 def window_rows(window) -> list[dict]:
     """One row per schema variable: pre, post (trace), what the spec allows, and if it differs."""
-    entries = diff_entries(window.detail)
+    # An accepted window has nothing the spec allows "instead": no diff is shown for it.
+    detail = {} if window.verdict == "pass" else window.detail
+    entries = diff_entries(detail)
     differing = {entry["variable"] for entry in entries}
-    successor = (_closest_successor(window.detail or {}) or {}).get("successor") or {}
+    successor = (_closest_successor(detail or {}) or {}).get("successor") or {}
     variables = list(dict.fromkeys([*window.pre_state, *window.post_state]))
     rows = []
     for var in variables:

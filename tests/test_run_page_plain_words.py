@@ -68,3 +68,16 @@ class PlainWordsTest(WorldTestCase):
         self.assertNotIn(" UTC", page)
         # spin has no imported trace corpus here: its reported P3 came from the original harness.
         self.assertIn("original SysMoBench harness", page)
+
+    def test_an_accepted_window_shows_no_spec_alternative(self):
+        from leaderboard.drilldown import window_rows
+        from tests.base import make_window_result
+
+        run = make_run(self.model_a, self.spin, phases=PHASES)
+        differences = [{"variable": "lockState", "trace": "locked", "spec": "unlocked"}]
+        closest = [{"successor": {"lockState": "unlocked"}, "differences": differences}]
+        conformance = run.phase_results.get(phase="conformance")
+        passed = make_window_result(conformance, verdict="pass", detail={"closest": closest})
+        failed = make_window_result(conformance, verdict="fail", detail={"closest": closest})
+        self.assertFalse(any(r["differs"] or r["any_spec"] for r in window_rows(passed)))
+        self.assertTrue(any(r["differs"] and r["any_spec"] for r in window_rows(failed)))
