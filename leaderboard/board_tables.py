@@ -8,7 +8,7 @@ from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.http import urlencode
 
-from leaderboard.aggregate import PHASE_LABELS, PHASES, Board
+from leaderboard.aggregate import PHASE_LABELS, PHASES, Board, is_official
 from leaderboard.forms_board import TEXT_SORTS
 from leaderboard.local_memo import LocalMemo
 from leaderboard.models import ModelUnderTest
@@ -68,10 +68,34 @@ def leaderboard_rows(board: Board) -> list[dict]:
     return rows
 
 
-def _cells_html(name: str, cells: list[dict]) -> str:
-    """The task cells of one board row, rendered once here rather than by the template (eleven
-    cells × a hundred models is most of the page's rendering time)."""
-    return format_html_join("", "{}", ((_cell_html(name, c),) for c in cells))
+SOURCE_TITLES = {
+    "reported": "published by SysMoBench, not yet scored here",
+    "verified": "every counted run was scored on this site",
+    "mixed": "some tasks scored here, others published figures",
+}
+
+
+def _row_html(r: dict, cells: list[dict], custom: bool) -> str:
+    """One board row's <tr>, rendered once with the cached rows rather than by the template on
+    every request (a hundred models × seventeen cells is most of the page's rendering time)."""
+    delta = ""
+    if custom:
+        tone = "pass" if r["delta"] > 0 else "fail" if r["delta"] < 0 else ""
+        text = f"{r['delta']:+d}" if r["delta"] else "0"
+        delta = format_html('<td class="num delta {}">{}</td>', tone, text)
+    phases = format_html_join(
+        "", '<td class="num phase">{}</td>', ((p["text"],) for p in r["phases"])
+    )
+    cells_html = format_html_join("", "{}", ((_cell_html(r["name"], c),) for c in cells))
+    return format_html(
+        '<tr data-model="{}"><td class="num rank">{}</td>{}'
+        '<td class="model"><a href="{}">{}</a><span class="org">{} · {}</span></td>'
+        '<td class="num overall"><strong>{}</strong></td>{}{}'
+        '<td class="source"><span class="badge {}" title="{}">{}</span></td></tr>',
+        r["slug"], r["rank"], delta, r["url"], r["name"], r["organisation"], r["kind_label"],
+        r["overall_text"], phases, cells_html,
+        r["provenance"], SOURCE_TITLES.get(r["provenance"], ""), r["provenance"],
+    )  # fmt: skip
 
 
 def _cell_html(name: str, c: dict) -> str:
@@ -101,7 +125,7 @@ def model_summary(board: Board, model_id: int) -> dict | None:
 
 def _board_row(board: Board, row: dict, url_for) -> dict:
     official = board.official_rank.get(row["model_id"], row["rank"])
-    return {
+    entry = {
         "model_id": row["model_id"],
         "rank": int(row["rank"]),
         "official_rank": int(official),
@@ -126,8 +150,9 @@ def _board_row(board: Board, row: dict, url_for) -> dict:
             for p in PHASES
         ],
         "cells": (cells := [_cell(board, row, task, url_for) for task in board.tasks]),
-        "cells_html": _cells_html(row["name"], cells),
     }
+    entry["html"] = _row_html(entry, cells, custom=not is_official(board.weights))
+    return entry
 
 
 def _nan_to_none(value):
