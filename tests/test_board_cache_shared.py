@@ -9,6 +9,7 @@ import pytest
 from django.core.cache import caches
 from django.test import override_settings
 
+from config.env import cache_from_url
 from leaderboard.aggregate import get_board
 from leaderboard.models import PhaseResult
 from tests.base import make_model, make_run, make_task
@@ -28,13 +29,8 @@ invalidate_board_cache()
 
 
 def redis_cache(url: str) -> dict:
-    return {
-        "default": {
-            "BACKEND": "leaderboard.cache_backend.FailSoftRedisCache",
-            "LOCATION": url,
-            "KEY_PREFIX": "sysmobench-cache",
-        }
-    }
+    """CACHES as the settings build them from CACHE_URL, so both processes use the same keys."""
+    return {"default": cache_from_url(url)}
 
 
 def other_process(cache_url: str) -> None:
