@@ -196,3 +196,23 @@ def test_sign_test_is_exact():
     assert sign_test(5, 0) == 2 / 32
     assert sign_test(1, 1) == 1.0
     assert abs(sign_test(8, 2) - 0.109375) < 1e-12
+
+
+class WindowPairVisibilityTest(WorldTestCase):
+    def test_another_accounts_private_window_is_not_shown_beside_a_public_one(self):
+        from django.contrib.auth import get_user_model
+
+        from leaderboard.models import Run
+        from tests.base import make_window_result
+
+        owner = get_user_model().objects.create_user("owner")
+        public = make_run(self.model_a, self.spin, phases=PHASES)
+        private = make_run(self.model_b, self.spin, phases=PHASES, submitter=owner,
+                           review=Run.Review.PRIVATE)  # fmt: skip
+        mine = make_window_result(conformance_of(public), verdict="pass", window_id="w3")
+        theirs = make_window_result(conformance_of(private), verdict="fail", window_id="w3",
+                                    reason="SECRET-REASON")  # fmt: skip
+        url = reverse("window_detail", args=[public.pk, mine.pk]) + f"?vs={theirs.pk}"
+        self.assertNotContains(self.client.get(url), "SECRET-REASON")
+        self.client.force_login(owner)
+        self.assertContains(self.client.get(url), "SECRET-REASON")
