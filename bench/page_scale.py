@@ -47,7 +47,8 @@ def build(n_models: int, n_runs: int, n_windows: int) -> dict:
     )
     now = timezone.now()
     runs = Run.objects.bulk_create(
-        Run(model=m, task=t, status="finished", provenance="verified", created_at=now,
+        Run(model=m, task=t, status="finished", provenance="verified", review="approved",
+            created_at=now,
             finished_at=now, spec_text=f"---- MODULE {t.module_name} ----\n====\n",
             fingerprint={"tlc_version": "TLC2 Version 2.15 of Day Month 20?? (rev: d5b5a7f)"})
         for m in models for t in tasks for _ in range(n_runs)

@@ -48,5 +48,7 @@ class LoadFidelityTest(TestCase):
         self.assertEqual(claude.name, "Claude, model version unrecorded, SysMoBench 2025 archive")
         runs = Run.objects.filter(model__slug__endswith="-2025-archive")
         self.assertEqual(set(runs.values_list("provenance", flat=True)), {"verified"})
+        # Loaded by the operator: on the board once scored, like the demo's sample run.
+        self.assertEqual(set(runs.values_list("review", flat=True)), {Run.Review.APPROVED})
         self.assertTrue(all(r.spec_text.startswith("---- MODULE") for r in runs))
         self.assertEqual(self.load(), [])

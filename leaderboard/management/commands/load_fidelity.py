@@ -18,6 +18,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
+from django.utils import timezone
 
 from leaderboard.jobs import evaluate_run
 from leaderboard.models import ModelUnderTest, Run, Task
@@ -114,9 +115,13 @@ class Command(BaseCommand):
         )
         if existing is not None:
             return existing, False
+        # The operator running this command acts as the maintainer: the archive's runs go onto
+        # the board when they finish, with no owner and no review step (as submit_sample's).
+        now = timezone.now()
         run = Run.objects.create(
-            model=model, task=task, spec_text=text, adapter_text=adapter, source=SOURCE
-        )
+            model=model, task=task, spec_text=text, adapter_text=adapter, source=SOURCE,
+            review=Run.Review.APPROVED, published_at=now, reviewed_at=now,
+        )  # fmt: skip
         return run, True
 
     @staticmethod
