@@ -5,10 +5,11 @@
 The corpus (../shared/sysmobench/fidelity/spec/) holds TLA+ specs that Claude, GPT-5, DeepSeek
 and Gemini wrote for the original SysMoBench in 2025. Each becomes a verified run of a model
 labelled with exactly what is known, e.g. "Claude, model version unrecorded, SysMoBench 2025
-archive". The specs use their own names, so each is scored through the adapter a submitter would
-write for it: `<DIR>/<task>/<variant>.adapter.yaml` (variant = the spec's folder below the task
-with "/" as "_", e.g. dqueue/specula_claude.adapter.yaml); without one, the identity adapter is
-used and the phases say what did not match. Loading twice scores nothing twice.
+archive". The specs use their own names, so each is scored with its own TLC cfg (beside it) and
+through the adapter a submitter would write for it: `<DIR>/<task>/<variant>.adapter.yaml`
+(variant = the spec's folder below the task, "/" as "_": dqueue/specula_claude.adapter.yaml;
+the project keeps them in tests/fidelity/); without one, the identity adapter is used and the
+phases say what did not match. Loading twice scores nothing twice.
 """
 
 from __future__ import annotations
@@ -108,6 +109,8 @@ class Command(BaseCommand):
         if adapters is not None:
             path = adapters / spec.task / f"{spec.variant.replace('/', '_')}.adapter.yaml"
             adapter = path.read_text(encoding="utf-8") if path.is_file() else ""
+        cfg_path = spec.path.with_suffix(".cfg")
+        cfg = cfg_path.read_text(encoding="utf-8") if cfg_path.is_file() else ""
         existing = (
             Run.objects.filter(model=model, task=task, spec_text=text, adapter_text=adapter)
             .exclude(status=Run.Status.FAILED)
@@ -119,7 +122,8 @@ class Command(BaseCommand):
         # the board when they finish, with no owner and no review step (as submit_sample's).
         now = timezone.now()
         run = Run.objects.create(
-            model=model, task=task, spec_text=text, adapter_text=adapter, source=SOURCE,
+            model=model, task=task, spec_text=text, adapter_text=adapter, cfg_text=cfg,
+            source=SOURCE,
             review=Run.Review.APPROVED, published_at=now, reviewed_at=now,
         )  # fmt: skip
         return run, True
