@@ -46,11 +46,14 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "leaderboard.middleware.body_size_cap",
+    "leaderboard.middleware.api_errors_as_json",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    "leaderboard.middleware.RqDashboardLookupsAs404",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
@@ -126,6 +129,20 @@ SYSMOBENCH_DATA_DIR = Path(
 )
 TASKS_DATA_DIR = BASE_DIR / "tasks_data"
 UPLOAD_MAX_BYTES = env_int("UPLOAD_MAX_BYTES", 256 * 1024)
+# The whole request body: a spec and an adapter at the limit, plus the form's other fields. A body
+# over it is refused from its Content-Length, unread (leaderboard/middleware.py).
+REQUEST_BODY_MAX_BYTES = env_int("REQUEST_BODY_MAX_BYTES", 2 * UPLOAD_MAX_BYTES + 64 * 1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = REQUEST_BODY_MAX_BYTES
+FILE_UPLOAD_MAX_MEMORY_SIZE = REQUEST_BODY_MAX_BYTES
+DATA_UPLOAD_MAX_NUMBER_FIELDS = 100
+DATA_UPLOAD_MAX_NUMBER_FILES = 4
+# The upload check (parse + SANY) runs in a child process: at most LINT_CONCURRENCY at once on
+# this host (lock files in LINT_SLOT_DIR), each killed after LINT_TIMEOUT_SECONDS; an upload
+# that finds every slot busy for LINT_SLOT_WAIT_SECONDS gets a 429 with Retry-After.
+LINT_CONCURRENCY = env_int("LINT_CONCURRENCY", 2)
+LINT_TIMEOUT_SECONDS = env_float("LINT_TIMEOUT_SECONDS", 20.0)
+LINT_SLOT_WAIT_SECONDS = env_float("LINT_SLOT_WAIT_SECONDS", 10.0)
+LINT_SLOT_DIR = Path(env_str("LINT_SLOT_DIR", str(BASE_DIR / "var" / "lint-slots")))
 SCORING_MAX_ATTEMPTS = env_int("SCORING_MAX_ATTEMPTS", 3)
 SCORING_STALE_AFTER_SECONDS = env_int("SCORING_STALE_AFTER_SECONDS", 3600)
 # Where a run is scored: "local" (in the worker, per-call sandbox) or "docker" (one container

@@ -45,12 +45,16 @@ class UploadLintTest(WorldTestCase):
     def test_it_rejects_an_oversized_file(self):
         big = SimpleUploadedFile("spin.tla", GOOD.encode() + b"\\* padding\n" * 200)
         response = self.post(spec_file=big)
-        self.assert_rejected(response, "spec_file", "the limit is 1 KiB")
+        self.assert_rejected(
+            response, "spec_file", "is 4,040 bytes (3.9 KiB); the limit is 1,024 bytes"
+        )
 
     @override_settings(UPLOAD_MAX_BYTES=1024)
     def test_it_rejects_oversized_pasted_text(self):
         response = self.post(spec_text=GOOD + "\\* padding\n" * 200)
-        self.assert_rejected(response, "spec_text", "the limit is 1 KiB")
+        self.assert_rejected(
+            response, "spec_text", "is 4,040 bytes (3.9 KiB); the limit is 1,024 bytes"
+        )
         self.assertContains(response, "padding")
 
     def test_it_rejects_a_file_that_is_not_utf8(self):
