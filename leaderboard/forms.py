@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django import forms
 from django.conf import settings
+from django.core.validators import ProhibitNullCharactersValidator
 from django.utils.text import slugify
 
 from evaluation.pipeline import prescan
@@ -37,12 +38,18 @@ def _storable(value: str) -> None:
 
 def _pasted_text(label: str, rows: int) -> forms.CharField:
     """A code textarea; `strip=False` because a spec's leading and trailing text is part of it."""
-    return forms.CharField(
+    field = forms.CharField(
         required=False,
         strip=False,
         label=label,
         widget=forms.Textarea(attrs={"rows": rows, "spellcheck": "false", "class": "code"}),
     )
+    # The pre-scan names the line of a NUL byte; Django's own check would only say "Null
+    # characters are not allowed" (and the spec would never reach the pre-scan).
+    field.validators = [
+        v for v in field.validators if not isinstance(v, ProhibitNullCharactersValidator)
+    ]
+    return field
 
 
 class SubmitForm(forms.Form):
