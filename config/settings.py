@@ -46,6 +46,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "leaderboard.middleware.content_security_policy",
     "leaderboard.middleware.body_size_cap",
     "leaderboard.middleware.api_errors_as_json",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -188,6 +189,36 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
 }
+
+# Behind a TLS-terminating proxy: trust its X-Forwarded-Proto (only if the proxy always sets it,
+# overwriting the client's), so request.is_secure() and the API's absolute links say https.
+if env_bool("TRUST_X_FORWARDED_PROTO", default=False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", default=False)
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", default=False)
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+# Every script and stylesheet is a static file of this site (plotly.js included); the charts'
+# data sits in <script type="application/json"> blocks, which are data, not script. Inline style
+# attributes stay allowed (the run page's pass-rate bars). plotly.js adds two <style> elements:
+# an empty one it fills through the CSSOM (addStyleRule) and the maplibre CSS as fixed text. Their
+# hashes allow exactly those two and no other inline CSS. They belong to the pinned plotly
+# (plotly.js 4.1.1); tests/test_browser_pages_pass_the_csp.py recomputes them from the installed
+# plotly.min.js, so an upgrade that changes them fails there first.
+PLOTLY_STYLE_HASHES = (
+    "'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='",  # the empty style element
+    "'sha256-ji27qzEtxXZW+7dun6UwjHXJ18e6WAin1VvNtkzIE/o='",  # maplibre's CSS
+)
+CONTENT_SECURITY_POLICY = env_str(
+    "CONTENT_SECURITY_POLICY",
+    f"default-src 'self'; script-src 'self'; style-src 'self'; "
+    f"style-src-elem 'self' {' '.join(PLOTLY_STYLE_HASHES)}; style-src-attr 'unsafe-inline'; "
+    "img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; "
+    "base-uri 'self'; form-action 'self'; frame-ancestors 'none'",
+)
+CONTENT_SECURITY_POLICY_REPORT_ONLY = env_bool("CONTENT_SECURITY_POLICY_REPORT_ONLY", False)
 
 if not DEBUG:
     SECURE_CONTENT_TYPE_NOSNIFF = True

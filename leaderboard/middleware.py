@@ -60,6 +60,23 @@ def api_errors_as_json(get_response):
     return middleware
 
 
+def content_security_policy(get_response):
+    """Send CONTENT_SECURITY_POLICY (or its report-only form) on every response that has none."""
+    header = (
+        "Content-Security-Policy-Report-Only"
+        if settings.CONTENT_SECURITY_POLICY_REPORT_ONLY
+        else "Content-Security-Policy"
+    )
+
+    def middleware(request):
+        response = get_response(request)
+        if settings.CONTENT_SECURITY_POLICY and header not in response:
+            response[header] = settings.CONTENT_SECURITY_POLICY
+        return response
+
+    return middleware
+
+
 RQ_DASHBOARD_PATHS = ("/django-rq/", "/admin/django_rq/")
 # ImproperlyConfigured: its scheduler pages raise it when rq-scheduler (not used here) is absent.
 RQ_MISSING = (LookupError, NoSuchJobError, DatabaseError, ValueError, ImproperlyConfigured)
