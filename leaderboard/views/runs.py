@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from leaderboard import compare as comparing
 from leaderboard import drilldown, submissions
+from leaderboard.csv_safe import safe_row
 from leaderboard.forms import SubmitForm
 from leaderboard.models import ReviewError, Run, WindowResult
 from leaderboard.params import parse_id
@@ -86,7 +87,7 @@ def run_export_csv(request, pk: int):
     response["Content-Disposition"] = f'attachment; filename="run-{pk}.csv"'
     writer = csv.writer(response)
     writer.writerow(CSV_COLUMNS)
-    writer.writerows(run_csv_rows(run))
+    writer.writerows(safe_row(row) for row in run_csv_rows(run))
     return response
 
 
