@@ -4,6 +4,7 @@
 DEBUG on, in-process jobs when no Redis answers); production must set SECRET_KEY.
 """
 
+import os
 from pathlib import Path
 
 from config.env import (
@@ -17,9 +18,16 @@ from config.env import (
     env_list,
     env_rate,
     env_str,
+    load_env_file,
 )
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+
+# A local .env (bin/demo writes one) fills in what the environment does not set. ENV_FILE names
+# another file; ENV_FILE="" reads none (the tests do that, so a developer's .env cannot leak in).
+_ENV_FILE = os.environ.get("ENV_FILE", str(BASE_DIR / ".env"))
+if _ENV_FILE:
+    load_env_file(Path(_ENV_FILE))
 
 DEBUG = env_bool("DEBUG", default=False)
 SECRET_KEY = env_str("SECRET_KEY")
