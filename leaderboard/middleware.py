@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import logging
+import re
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
-from django.db import DatabaseError
 from django.http import HttpResponse, HttpResponseNotFound
 from rq.exceptions import NoSuchJobError
 
@@ -79,18 +79,26 @@ def content_security_policy(get_response):
 
 RQ_DASHBOARD_PATHS = ("/django-rq/", "/admin/django_rq/")
 # ImproperlyConfigured: its scheduler pages raise it when rq-scheduler (not used here) is absent.
-RQ_MISSING = (LookupError, NoSuchJobError, DatabaseError, ValueError, ImproperlyConfigured)
+RQ_MISSING = (LookupError, NoSuchJobError, ValueError, ImproperlyConfigured)
+# django-rq registers a table-less "dashboard" model in the admin: only its list page (which
+# redirects to the dashboard) works; its add/change/delete/history pages query a missing table.
+RQ_FAKE_MODEL_PAGES = re.compile(
+    r"^/admin/django_rq/dashboard/(add|(?!(queues|workers|schedulers|cron-schedulers)/)"
+    r"(?!stats\.json)[^/]+(/(change|delete|history))?)/$"
+)
 
 
 class RqDashboardLookupsAs404:
-    """django-rq's staff dashboard indexes its queue list, fetches jobs and reads a table-less
-    admin model without checking them, so a stale or mistyped link (queue 3 of 1, a finished
+    """django-rq's staff dashboard indexes its queue list and fetches jobs without checking
+    them, and its admin model has no table, so a stale or mistyped link (queue 3 of 1, a finished
     job) is a 500. Those are lookups of things that do not exist: answer 404. Only its URLs."""
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
+        if RQ_FAKE_MODEL_PAGES.match(request.path):
+            return HttpResponseNotFound("The rq dashboard has no such page.")
         return self.get_response(request)
 
     def process_exception(self, request, exception):
