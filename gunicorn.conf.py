@@ -19,7 +19,7 @@ bind = os.environ.get("GUNICORN_BIND") or f"127.0.0.1:{_int('PORT', 8000)}"
 workers = _int("WEB_CONCURRENCY", 3)
 worker_class = "gthread"
 threads = _int("GUNICORN_THREADS", 4)
-timeout = _int("GUNICORN_TIMEOUT", 60)  # > LINT_SLOT_WAIT_SECONDS (10) + LINT_TIMEOUT_SECONDS (20)
+timeout = _int("GUNICORN_TIMEOUT", 90)  # > LINT_SLOT_WAIT_SECONDS (30) + LINT_TIMEOUT_SECONDS (20)
 graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", 30)
 keepalive = _int("GUNICORN_KEEPALIVE", 5)
 # Bounds on what a client may send before Django sees it (the body cap is Django's).

@@ -148,9 +148,9 @@ DATA_UPLOAD_MAX_NUMBER_FILES = 4
 # The upload check (parse + SANY) runs in a child process: at most LINT_CONCURRENCY at once on
 # this host (lock files in LINT_SLOT_DIR), each killed after LINT_TIMEOUT_SECONDS; an upload
 # that finds every slot busy for LINT_SLOT_WAIT_SECONDS gets a 429 with Retry-After.
-LINT_CONCURRENCY = env_int("LINT_CONCURRENCY", 2)
+LINT_CONCURRENCY = env_int("LINT_CONCURRENCY", 4)
 LINT_TIMEOUT_SECONDS = env_float("LINT_TIMEOUT_SECONDS", 20.0)
-LINT_SLOT_WAIT_SECONDS = env_float("LINT_SLOT_WAIT_SECONDS", 10.0)
+LINT_SLOT_WAIT_SECONDS = env_float("LINT_SLOT_WAIT_SECONDS", 30.0)
 LINT_SLOT_DIR = Path(env_str("LINT_SLOT_DIR", str(BASE_DIR / "var" / "lint-slots")))
 SCORING_MAX_ATTEMPTS = env_int("SCORING_MAX_ATTEMPTS", 3)
 SCORING_STALE_AFTER_SECONDS = env_int("SCORING_STALE_AFTER_SECONDS", 3600)

@@ -113,7 +113,7 @@ def test_gunicorn_serves_the_site_with_timeouts_and_security_headers(tmp_path):
         k.strip(): v.strip()
         for k, v in (x.split(" = ", 1) for x in printed.splitlines() if " = " in x)
     }
-    assert config["timeout"].strip() == "60" and config["worker_class"].strip() == "gthread"
+    assert config["timeout"].strip() == "90" and config["worker_class"].strip() == "gthread"
     subprocess.run([sys.executable, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env,
                    check=True, capture_output=True)  # fmt: skip
     server = subprocess.Popen([sys.executable, "-m", "gunicorn", "config.wsgi:application"],
