@@ -115,7 +115,7 @@ def publish_run(request, pk: int):
     try:
         run.publish(by=request.api_user)
     except ReviewError as error:
-        return JsonResponse({"error": str(error), "review": run.review}, status=409)
+        return api_error(409, str(error), code="conflict", review=run.review)
     return JsonResponse({"id": run.pk, "review": run.review, "urls": _links(request, run)})
 
 

@@ -15,6 +15,7 @@ CODES = {
     403: "forbidden",
     404: "not_found",
     405: "method_not_allowed",
+    409: "conflict",
     413: "body_too_large",
     429: "rate_limited",
     500: "server_error",
