@@ -13,6 +13,25 @@ class ImproperlyConfiguredEnv(RuntimeError):
     pass
 
 
+def load_env_file(path: Path) -> None:
+    """Read KEY=VALUE lines of a local `.env` (written by bin/demo) into os.environ, without
+    overriding anything the environment already sets: the environment always wins. A missing
+    file is fine; a malformed line names itself."""
+    if not path.is_file():
+        return
+    for number, line in enumerate(path.read_text().splitlines(), start=1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        key, sep, value = line.removeprefix("export ").partition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or not key.isidentifier():
+            raise ImproperlyConfiguredEnv(f"{path}:{number}: expected KEY=VALUE, got {line!r}")
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        os.environ.setdefault(key, value)
+
+
 def env_str(name: str, default: str | None = None) -> str | None:
     value = os.environ.get(name)
     return default if value is None or value == "" else value

@@ -4,6 +4,7 @@
 DEBUG on, in-process jobs when no Redis answers); production must set SECRET_KEY.
 """
 
+import os
 from pathlib import Path
 
 from config.env import (
@@ -17,9 +18,16 @@ from config.env import (
     env_list,
     env_rate,
     env_str,
+    load_env_file,
 )
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+
+# A local .env (bin/demo writes one) fills in what the environment does not set. ENV_FILE names
+# another file; ENV_FILE="" reads none (the tests do that, so a developer's .env cannot leak in).
+_ENV_FILE = os.environ.get("ENV_FILE", str(BASE_DIR / ".env"))
+if _ENV_FILE:
+    load_env_file(Path(_ENV_FILE))
 
 DEBUG = env_bool("DEBUG", default=False)
 SECRET_KEY = env_str("SECRET_KEY")
@@ -46,11 +54,15 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "leaderboard.middleware.content_security_policy",
+    "leaderboard.middleware.body_size_cap",
+    "leaderboard.middleware.api_errors_as_json",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    "leaderboard.middleware.RqDashboardLookupsAs404",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
@@ -126,6 +138,20 @@ SYSMOBENCH_DATA_DIR = Path(
 )
 TASKS_DATA_DIR = BASE_DIR / "tasks_data"
 UPLOAD_MAX_BYTES = env_int("UPLOAD_MAX_BYTES", 256 * 1024)
+# The whole request body: a spec and an adapter at the limit, plus the form's other fields. A body
+# over it is refused from its Content-Length, unread (leaderboard/middleware.py).
+REQUEST_BODY_MAX_BYTES = env_int("REQUEST_BODY_MAX_BYTES", 2 * UPLOAD_MAX_BYTES + 64 * 1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = REQUEST_BODY_MAX_BYTES
+FILE_UPLOAD_MAX_MEMORY_SIZE = REQUEST_BODY_MAX_BYTES
+DATA_UPLOAD_MAX_NUMBER_FIELDS = 100
+DATA_UPLOAD_MAX_NUMBER_FILES = 4
+# The upload check (parse + SANY) runs in a child process: at most LINT_CONCURRENCY at once on
+# this host (lock files in LINT_SLOT_DIR), each killed after LINT_TIMEOUT_SECONDS; an upload
+# that finds every slot busy for LINT_SLOT_WAIT_SECONDS gets a 429 with Retry-After.
+LINT_CONCURRENCY = env_int("LINT_CONCURRENCY", 4)
+LINT_TIMEOUT_SECONDS = env_float("LINT_TIMEOUT_SECONDS", 20.0)
+LINT_SLOT_WAIT_SECONDS = env_float("LINT_SLOT_WAIT_SECONDS", 30.0)
+LINT_SLOT_DIR = Path(env_str("LINT_SLOT_DIR", str(BASE_DIR / "var" / "lint-slots")))
 SCORING_MAX_ATTEMPTS = env_int("SCORING_MAX_ATTEMPTS", 3)
 SCORING_STALE_AFTER_SECONDS = env_int("SCORING_STALE_AFTER_SECONDS", 3600)
 # Where a run is scored: "local" (in the worker, per-call sandbox) or "docker" (one container
@@ -171,6 +197,36 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
 }
+
+# Behind a TLS-terminating proxy: trust its X-Forwarded-Proto (only if the proxy always sets it,
+# overwriting the client's), so request.is_secure() and the API's absolute links say https.
+if env_bool("TRUST_X_FORWARDED_PROTO", default=False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", default=False)
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", default=False)
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+# Every script and stylesheet is a static file of this site (plotly.js included); the charts'
+# data sits in <script type="application/json"> blocks, which are data, not script. Inline style
+# attributes stay allowed (the run page's pass-rate bars). plotly.js adds two <style> elements:
+# an empty one it fills through the CSSOM (addStyleRule) and the maplibre CSS as fixed text. Their
+# hashes allow exactly those two and no other inline CSS. They belong to the pinned plotly
+# (plotly.js 4.1.1); tests/test_browser_pages_pass_the_csp.py recomputes them from the installed
+# plotly.min.js, so an upgrade that changes them fails there first.
+PLOTLY_STYLE_HASHES = (
+    "'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='",  # the empty style element
+    "'sha256-ji27qzEtxXZW+7dun6UwjHXJ18e6WAin1VvNtkzIE/o='",  # maplibre's CSS
+)
+CONTENT_SECURITY_POLICY = env_str(
+    "CONTENT_SECURITY_POLICY",
+    f"default-src 'self'; script-src 'self'; style-src 'self'; "
+    f"style-src-elem 'self' {' '.join(PLOTLY_STYLE_HASHES)}; style-src-attr 'unsafe-inline'; "
+    "img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; "
+    "base-uri 'self'; form-action 'self'; frame-ancestors 'none'",
+)
+CONTENT_SECURITY_POLICY_REPORT_ONLY = env_bool("CONTENT_SECURITY_POLICY_REPORT_ONLY", False)
 
 if not DEBUG:
     SECURE_CONTENT_TYPE_NOSNIFF = True

@@ -5,6 +5,8 @@ The database still comes from DATABASE_URL (SQLite by default, PostgreSQL in CI)
 
 import os
 
+# A developer's .env (bin/demo writes one) must not change what the tests see.
+os.environ.setdefault("ENV_FILE", "")
 os.environ.setdefault("SECRET_KEY", "test-only-not-secret")
 os.environ.setdefault("DEBUG", "1")
 # Every test client comes from 127.0.0.1, and the local-memory cache outlives a test: per-address

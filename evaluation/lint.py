@@ -8,7 +8,8 @@ the first problem, because a later check (SANY) would only repeat it in less rea
 
 from __future__ import annotations
 
-from evaluation.contracts import Contract
+from evaluation import prescan
+from evaluation.contracts import Adapter, Contract, identity_action
 from evaluation.tla.messages import lines_in
 from evaluation.tla.sandbox import Limits, precheck_spec, run_sany
 from evaluation.tla.splitter import Listing, list_module
@@ -18,8 +19,19 @@ FORBIDDEN = {"TLCSet": "it can end TLC early and forge a passing result"}
 SANY_LIMITS = Limits(wall_seconds=30, cpu_seconds=60, heap_mb=256, scratch_mb=32)
 
 
-def first_problem(text: str, contract: Contract) -> str:
-    """The first problem found in a decoded spec, or ""."""
+def first_problem(
+    text: str,
+    contract: Contract,
+    adapter: Adapter | None = None,
+    *,
+    names: bool = True,
+    sany_limits: Limits = SANY_LIMITS,
+) -> str:
+    """The first problem found in a decoded spec, or "" (the cheap pre-scan comes first, so the
+    parser never sees a text that would make it slow)."""
+    problem = prescan.first_problem(text)
+    if problem:
+        return problem
     listing = list_module(text)
     # The spec keeps its own module name (`1_mutex`): the scorer uses it in every phase.
     module = listing.modules[0] if len(listing.modules) == 1 else contract.module
@@ -27,9 +39,58 @@ def first_problem(text: str, contract: Contract) -> str:
         check_module(listing, contract.module)
         or check_forbidden(listing)
         or check_extends(listing, contract.extends_allowed)
+        or check_not_empty(listing)
+        or (names and check_contract_names(listing, contract, adapter))
         or check_precheck(text, contract, module)
-        or check_sany(text, module)
+        or check_sany(text, module, sany_limits)
     )
+
+
+def check_not_empty(listing: Listing) -> str:
+    if listing.variables or listing.definitions:
+        return ""
+    return "The module is empty: it declares no VARIABLES and defines no operators."
+
+
+def check_contract_names(listing: Listing, contract: Contract, adapter: Adapter | None) -> str:
+    """Every observed variable and target action the adapter maps to itself must exist in the
+    spec; otherwise scoring would only report errors about the modules it generates."""
+    adapter = adapter or Adapter.identity_for(contract)
+    defined = {d.name for d in listing.definitions}
+    variables = [
+        v
+        for v in contract.observed_variables()
+        if adapter.variables.get(v, v) == v and v not in listing.variables
+    ]
+    actions = [
+        name
+        for name, action in contract.actions.items()
+        if adapter.actions.get(name) == identity_action(name, action) and name not in defined
+    ]
+    if not variables and not actions:
+        return ""
+    missing = [f"variable {v}" for v in variables] + [f"action {a}" for a in actions]
+    return (
+        f"The spec lacks the contract's {', '.join(missing)}. Use the contract's names, or map "
+        "your own with an adapter; a starter adapter (replace each <...>):\n"
+        + starter_adapter(contract, variables, actions)
+    )
+
+
+def starter_adapter(contract: Contract, variables: list[str], actions: list[str]) -> str:
+    """Adapter YAML mapping the missing names; an actions section must list every action."""
+    lines = []
+    if variables:
+        lines.append("variables:")
+        lines += [f"  {v}: <your expression for {v}>" for v in variables]
+    if actions:
+        lines.append("actions:")
+        for name, action in contract.actions.items():
+            call = identity_action(name, action)
+            lines.append(
+                f"  {name}: {call.replace(name, f'<Your{name}>', 1) if name in actions else call}"
+            )
+    return "\n".join(lines)
 
 
 def check_module(listing: Listing, suggested: str) -> str:
@@ -65,12 +126,12 @@ def check_precheck(text: str, contract: Contract, module: str) -> str:
     return f"The spec cannot be scored: {'; '.join(reasons)}." if reasons else ""
 
 
-def check_sany(text: str, module: str) -> str:
-    run = run_sany({module: text}, module, SANY_LIMITS)
+def check_sany(text: str, module: str, limits: Limits = SANY_LIMITS) -> str:
+    run = run_sany({module: text}, module, limits)
     if run.status == "ok":
         return ""
     if run.status == "timeout":
-        return f"SANY did not finish parsing within {SANY_LIMITS.wall_seconds:.0f} s."
+        return f"SANY did not finish parsing within {limits.wall_seconds:.0f} s."
     return "SANY rejected the module: " + sany_summary(run.output)
 
 

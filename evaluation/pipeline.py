@@ -28,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
 from evaluation import lint as spec_lint
+from evaluation import prescan  # noqa: F401  (the site's pre-scan of uploads)
 from evaluation.adapter_check import spec_problems
 
 # Re-exported for the site, which reaches the scorer only through this module: the line numbers
@@ -41,6 +42,7 @@ from evaluation.conformance.tlcvalue import (  # noqa: F401
     parse_tlc_value,
 )
 from evaluation.contracts import Adapter, Contract, adapter_with_cfg
+from evaluation.lint_process import CheckOutcome, check_isolated  # noqa: F401  (the site's check)
 from evaluation.phases import conformance, invariants, runtime, syntax
 from evaluation.results import PhaseOutcome
 from evaluation.scoring import NOT_APPLICABLE, PHASE_WEIGHTS, PHASES
@@ -99,9 +101,10 @@ def not_applicable(phase: str, reason: str) -> PhaseOutcome:
     return PhaseOutcome(phase=phase, status=NOT_APPLICABLE, score=None, details={"reason": reason})
 
 
-def lint(spec_text: str, contract: Contract) -> str:
-    """The first problem the upload lint finds in a decoded spec (one specific message), or ""."""
-    return spec_lint.first_problem(spec_text, contract)
+def lint(spec_text: str, contract: Contract, adapter: Adapter | None = None) -> str:
+    """The first problem the upload lint finds in a decoded spec (one specific message), or "".
+    In-process: the site calls `check_isolated`, which runs this in a child interpreter."""
+    return spec_lint.first_problem(spec_text, contract, adapter)
 
 
 def select_phases(names) -> list[str]:

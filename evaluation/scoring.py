@@ -9,6 +9,8 @@ other weights are renormalised to sum 1. Reported runs keep the published formul
 
 from __future__ import annotations
 
+import math
+
 PHASES = ("syntax", "runtime", "conformance", "invariant")
 PHASE_WEIGHTS = {"syntax": 0.15, "runtime": 0.15, "conformance": 0.35, "invariant": 0.35}
 OFFICIAL_WEIGHTS = tuple(PHASE_WEIGHTS[phase] for phase in PHASES)
@@ -24,9 +26,11 @@ def normalise_weights(weights) -> tuple[float, float, float, float]:
         except (TypeError, ValueError):
             raise ValueError(f"“{w}” is not a number; weights are four numbers") from None
     values = tuple(float(w) for w in weights)
-    if len(values) != len(PHASES) or any(w < 0 or w != w for w in values) or sum(values) <= 0:
-        raise ValueError("weights must be four non-negative numbers with a positive sum")
     total = sum(values)
+    # inf, nan and sums that overflow (1e308 + 1e308) would turn every score into nan.
+    finite = all(math.isfinite(w) for w in values) and math.isfinite(total)
+    if len(values) != len(PHASES) or not finite or any(w < 0 for w in values) or total <= 0:
+        raise ValueError("weights must be four non-negative numbers with a positive, finite sum")
     return tuple(round(w / total, 6) for w in values)  # type: ignore[return-value]
 
 

@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
+from leaderboard.api_errors import api_error
 from leaderboard.forms import SubmitForm
 from leaderboard.models import ReviewError, Run
 from leaderboard.queueing import queue_position
@@ -40,13 +41,15 @@ def token_required(view):
     def wrapped(request, *args, **kwargs):
         user = user_from_authorization(request.headers.get("Authorization", ""))
         if user is None:
-            return JsonResponse(
-                {"error": "Send a valid API token: Authorization: Bearer <token>."}, status=401
-            )
+            return api_error(401)
         request.api_user = user
         return view(request, *args, **kwargs)
 
     return csrf_exempt(wrapped)
+
+
+def _is_text(value) -> bool:
+    return value is None or isinstance(value, str)
 
 
 def _links(request, run: Run) -> dict:
@@ -72,17 +75,23 @@ def _create_run(request):
     try:
         payload = json.loads(request.body or b"{}")
     except (json.JSONDecodeError, UnicodeDecodeError):
-        return JsonResponse({"error": "The body must be a JSON object."}, status=400)
+        return api_error(400, "The body must be a JSON object (UTF-8).", code="invalid_json")
+    except RecursionError:
+        # json.loads recurses once per bracket: 100,000 "[" exhaust the stack.
+        return api_error(400, "The body nests too deeply to be a submission.", code="invalid_json")
     if not isinstance(payload, dict):
-        return JsonResponse({"error": "The body must be a JSON object."}, status=400)
+        return api_error(400, "The body must be a JSON object.", code="invalid_json")
+    wrong = {
+        k: ["Must be a string."] for k in API_FIELDS if k in payload and not _is_text(payload[k])
+    }
+    if wrong:
+        return api_error(400, "Some fields have the wrong type.", wrong, code="invalid")
     data = {k: payload[k] for k in API_FIELDS if isinstance(payload.get(k), str)}
     form = SubmitForm(data, user=request.api_user)
     run = form.is_valid() and submit(form, request.api_user)
     if not run:
         errors = {field: [str(e) for e in errs] for field, errs in form.errors.items()}
-        return JsonResponse(
-            {"error": "The upload did not pass lint.", "fields": errors}, status=400
-        )
+        return api_error(400, "The upload did not pass the check.", errors, code="invalid")
     body = {"id": run.pk, "status": run.status, "urls": _links(request, run)}
     return JsonResponse(body, status=201)
 
@@ -106,7 +115,7 @@ def publish_run(request, pk: int):
     try:
         run.publish(by=request.api_user)
     except ReviewError as error:
-        return JsonResponse({"error": str(error), "review": run.review}, status=409)
+        return api_error(409, str(error), code="conflict", review=run.review)
     return JsonResponse({"id": run.pk, "review": run.review, "urls": _links(request, run)})
 
 

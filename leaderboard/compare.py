@@ -14,9 +14,11 @@ from itertools import combinations
 
 from django.core.cache import cache
 
+from evaluation.pipeline import prescan
 from leaderboard import compare_detail
 from leaderboard.aggregate import PHASE_LABELS, PHASES, get_board
 from leaderboard.models import ActionResult, ModelUnderTest, Run
+from leaderboard.params import parse_id
 from leaderboard.rounding import CELL, MEAN, difference, percent, percent_text
 
 
@@ -51,6 +53,8 @@ def _top_two() -> list[dict]:
 
 
 def _compare_models(slug_a: str, slug_b: str, user) -> dict:
+    if prescan.unstorable(slug_a + slug_b):
+        return {"error": "A model slug holds a character no slug has (NUL or a lone surrogate)."}
     models = ModelUnderTest.objects.visible_to(user).filter(slug__in=[slug_a, slug_b])
     found = {m.slug: m for m in models}
     missing = [s or "(empty)" for s in (slug_a, slug_b) if s not in found]
@@ -102,14 +106,15 @@ def _compare_models(slug_a: str, slug_b: str, user) -> dict:
 
 
 def _compare_runs(id_a: str, id_b: str, user) -> dict:
-    ids = [i for i in (id_a, id_b) if i.isdigit()]
+    pk_a, pk_b = parse_id(id_a), parse_id(id_b)
     visible = Run.objects.visible_to(user)
-    runs = {str(r.pk): r for r in visible.select_related("model", "task").filter(pk__in=ids)}
-    if id_a in runs and not id_b:
-        return {"partners": _partners(runs[id_a], visible)}
-    if id_a not in runs or id_b not in runs:
+    ids = [pk for pk in (pk_a, pk_b) if pk is not None]
+    runs = {r.pk: r for r in visible.select_related("model", "task").filter(pk__in=ids)}
+    if pk_a in runs and not id_b:
+        return {"partners": _partners(runs[pk_a], visible)}
+    if pk_a not in runs or pk_b not in runs:
         return {"error": "Give two existing run numbers (run_a and run_b)."}
-    run_a, run_b = runs[id_a], runs[id_b]
+    run_a, run_b = runs[pk_a], runs[pk_b]
     if run_a.task_id != run_b.task_id:
         return {
             "error": f"Run {run_a.pk} is for {run_a.task.slug} and run {run_b.pk} for "

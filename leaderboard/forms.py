@@ -4,25 +4,57 @@ from __future__ import annotations
 
 from django import forms
 from django.conf import settings
+from django.core.validators import ProhibitNullCharactersValidator
 from django.utils.text import slugify
 
-from leaderboard.lint import lint_upload, size_message
+from evaluation.pipeline import prescan
+from leaderboard.lint import lint_upload, too_big
 from leaderboard.models import ModelUnderTest, Run, Task
+
+
+class SafeModelChoiceField(forms.ModelChoiceField):
+    """A choice by slug that refuses text no database query can carry (NUL, lone surrogates)
+    before it reaches the query, as an ordinary invalid choice."""
+
+    def to_python(self, value):
+        if isinstance(value, str) and prescan.unstorable(value):
+            raise forms.ValidationError(
+                self.error_messages["invalid_choice"], code="invalid_choice"
+            )
+        return super().to_python(value)
+
+
+def _plain_text(max_length: int, label: str) -> forms.CharField:
+    return forms.CharField(
+        max_length=max_length, required=False, label=label, validators=[_storable]
+    )
+
+
+def _storable(value: str) -> None:
+    problem = prescan.unstorable(value, "This field")
+    if problem:
+        raise forms.ValidationError(problem)
 
 
 def _pasted_text(label: str, rows: int) -> forms.CharField:
     """A code textarea; `strip=False` because a spec's leading and trailing text is part of it."""
-    return forms.CharField(
+    field = forms.CharField(
         required=False,
         strip=False,
         label=label,
         widget=forms.Textarea(attrs={"rows": rows, "spellcheck": "false", "class": "code"}),
     )
+    # The pre-scan names the line of a NUL byte; Django's own check would only say "Null
+    # characters are not allowed" (and the spec would never reach the pre-scan).
+    field.validators = [
+        v for v in field.validators if not isinstance(v, ProhibitNullCharactersValidator)
+    ]
+    return field
 
 
 class SubmitForm(forms.Form):
-    task = forms.ModelChoiceField(Task.objects.all(), to_field_name="slug", empty_label=None)
-    model = forms.ModelChoiceField(
+    task = SafeModelChoiceField(Task.objects.all(), to_field_name="slug", empty_label=None)
+    model = SafeModelChoiceField(
         ModelUnderTest.objects.none(),
         to_field_name="slug",
         required=False,
@@ -32,8 +64,8 @@ class SubmitForm(forms.Form):
             "describe a new one below. A maintainer can hand an existing model over to you."
         },
     )
-    new_model_name = forms.CharField(max_length=100, required=False, label="New model name")
-    new_model_organisation = forms.CharField(max_length=100, required=False, label="Organisation")
+    new_model_name = _plain_text(100, "New model name")
+    new_model_organisation = _plain_text(100, "Organisation")
     new_model_kind = forms.ChoiceField(
         choices=ModelUnderTest.Kind.choices, required=False, label="Kind"
     )
@@ -50,6 +82,10 @@ class SubmitForm(forms.Form):
         self.user = user
         # Only the submitter's own models are choices, so another account's slug is refused.
         self.fields["model"].queryset = ModelUnderTest.objects.submittable_by(user)
+        slugs = ", ".join(Task.objects.order_by("position", "slug").values_list("slug", flat=True))
+        self.fields["task"].error_messages["invalid_choice"] = (
+            f"Unknown task: choose one of {slugs}."
+        )
 
     def clean(self):
         data = super().clean()
@@ -97,8 +133,8 @@ class SubmitForm(forms.Form):
         upload = data.get("spec_file")
         if upload:
             if upload.size > settings.UPLOAD_MAX_BYTES:
-                # Refused on the upload's real size, without reading it.
-                self.add_error("spec_file", size_message(upload.size, settings.UPLOAD_MAX_BYTES))
+                # The size is known from the upload itself: nothing needs reading to refuse it.
+                self.add_error("spec_file", too_big("The spec", upload.size))
                 return None, "spec_file"
             return upload.read(), "spec_file"
         if data.get("spec_text", "").strip():
@@ -110,8 +146,11 @@ class SubmitForm(forms.Form):
         upload = data.get("adapter_file")
         if not upload:
             return (data.get("adapter_text") or "").replace("\r\n", "\n")
+        if upload.size > settings.UPLOAD_MAX_BYTES:
+            self.add_error("adapter_file", too_big("The adapter", upload.size))
+            return ""
         try:
-            return upload.read(settings.UPLOAD_MAX_BYTES).decode("utf-8")
+            return upload.read().decode("utf-8")
         except UnicodeDecodeError:
             self.add_error("adapter_file", "The adapter is not UTF-8 text.")
             return ""

@@ -1,8 +1,11 @@
 """Synchronous upload lint: the checks a submitter should hear about before anything is queued.
 
 Each check returns one specific message (what is wrong and what is expected). The site's part is
-the form-level checks (task, size, encoding, adapter); the spec's own checks are the scorer's
-(`evaluation.pipeline.lint`), so lint and scoring refuse the same texts.
+the form-level checks (task, size, encoding) and the cheap pre-scan (`evaluation.prescan`: NUL,
+surrogates, line length, nesting), all linear in the text. The parse, the adapter and SANY are the
+scorer's (`evaluation.pipeline.lint`), run in a child interpreter with a wall timeout
+(`pipeline.check_isolated`) and at most LINT_CONCURRENCY at once per host (`lint_slots`), so no
+upload can hold the web process's interpreter or start unbounded JVMs.
 """
 
 from __future__ import annotations
@@ -12,7 +15,8 @@ from dataclasses import dataclass, field
 from django.conf import settings
 
 from evaluation import pipeline
-from evaluation.contracts import ContractError, load_contract, parse_adapter
+from evaluation.contracts import ContractError, load_contract
+from leaderboard.lint_slots import lint_slot
 
 
 @dataclass
@@ -30,10 +34,12 @@ class LintResult:
 
 def lint_upload(spec: bytes | str, task, adapter_text: str = "", cfg_text: str = "") -> LintResult:
     """Lint a spec (and optional adapter and TLC cfg) for `task`; errors are keyed "task",
-    "spec", "adapter", "cfg"."""
+    "spec", "adapter", "cfg".
+
+    Raises leaderboard.ratelimit.Limited when every check slot stays busy."""
     result = LintResult()
     try:
-        contract = load_contract(task.slug, settings.TASKS_DATA_DIR)
+        load_contract(task.slug, settings.TASKS_DATA_DIR)
     except ContractError:
         result.add(
             "task", f"Task {task.slug!r} has no scoring contract yet, so it takes no uploads."
@@ -41,29 +47,43 @@ def lint_upload(spec: bytes | str, task, adapter_text: str = "", cfg_text: str =
         return result
     text, message = decode_spec(spec)
     result.spec_text = text
-    message = message or pipeline.lint(text, contract)
+    message = message or pipeline.prescan.first_problem(text, "The spec")
+    adapter_message = cfg_message = ""
+    if adapter_text.strip():
+        adapter_message = pipeline.prescan.first_problem(adapter_text, "The adapter")
+    if cfg_text.strip():
+        cfg_message = pipeline.prescan.first_problem(cfg_text, "The cfg")
+    if not (message or adapter_message or cfg_message):
+        with lint_slot():
+            outcome = pipeline.check_isolated(
+                text,
+                adapter_text,
+                task.slug,
+                settings.TASKS_DATA_DIR,
+                settings.LINT_TIMEOUT_SECONDS,
+                cfg=cfg_text,
+            )
+        message, adapter_message, cfg_message = outcome.spec, outcome.adapter, outcome.cfg
     if message:
         result.add("spec", message)
-    if adapter_text.strip():
-        try:
-            adapter = parse_adapter(adapter_text, contract)
-        except ContractError as error:
-            result.add("adapter", f"The adapter is not valid: {error}")
-        else:
-            for problem in pipeline.adapter_problems(adapter, text) if text else []:
-                result.add("adapter", f"The adapter is not valid: {problem}")
-    problem = pipeline.cfg_problem(cfg_text)
-    if problem:
-        result.add("cfg", f"The cfg cannot be read: {problem}")
+    if adapter_message:
+        result.add("adapter", adapter_message)
+    if cfg_message:
+        result.add("cfg", cfg_message)
     return result
 
 
 def decode_spec(spec: bytes | str) -> tuple[str, str]:
     """(text, error message or "") after the size and encoding checks."""
+    if isinstance(spec, str):
+        # Text from JSON can hold lone surrogates, which no encoder (or database) accepts.
+        problem = pipeline.prescan.unstorable(spec, "The spec")
+        if problem:
+            return "", problem
     raw = spec.encode() if isinstance(spec, str) else spec
     limit = settings.UPLOAD_MAX_BYTES
     if len(raw) > limit:
-        return "", size_message(len(raw), limit)
+        return "", too_big("The spec", len(raw))
     if not raw.strip():
         return "", "The spec is empty."
     try:
@@ -75,15 +95,14 @@ def decode_spec(spec: bytes | str) -> tuple[str, str]:
         )
 
 
-def size_message(size: int, limit: int) -> str:
-    """The too-large message with the real size; "larger than" when both would print alike."""
-    shown, allowed = _size(size), _size(limit)
-    if shown == allowed:
-        return f"The spec is larger than the limit of {allowed}."
-    return f"The spec is {shown}; the limit is {allowed}."
+def too_big(what: str, size: int, limit: int | None = None) -> str:
+    limit = settings.UPLOAD_MAX_BYTES if limit is None else limit
+    return f"{what} is {human_size(size)}; the limit is {human_size(limit)}."
 
 
-def _size(n: int) -> str:
-    if n >= 1024 * 1024:
-        return f"{n / (1024 * 1024):.1f} MiB"
-    return f"{n / 1024:.0f} KiB" if n >= 1024 else f"{n} bytes"
+def human_size(n: int) -> str:
+    """Exact bytes, and KiB/MiB for reading: "262,145 bytes (256.0 KiB)"."""
+    if n < 1024:
+        return f"{n:,} bytes"
+    unit, scale = ("MiB", 1024 * 1024) if n >= 1024 * 1024 else ("KiB", 1024)
+    return f"{n:,} bytes ({n / scale:.1f} {unit})"

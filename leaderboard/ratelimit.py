@@ -16,8 +16,9 @@ from functools import wraps
 
 from django.conf import settings
 from django.core.cache import cache
-from django.http import JsonResponse
 from django.shortcuts import render
+
+from leaderboard.api_errors import api_error
 
 
 @dataclass
@@ -88,7 +89,7 @@ def too_many_requests(request, limited: Limited, as_json: bool = False):
     """The 429 answer: words that say when, and a Retry-After header that says the same."""
     text = f"{limited.message} Try again {limited.when()}."
     if as_json:
-        response = JsonResponse({"error": text, "retry_after": limited.retry_after}, status=429)
+        response = api_error(429, text, retry_after=limited.retry_after)
     else:
         response = render(request, "429.html", {"message": text}, status=429)
     response["Retry-After"] = str(limited.retry_after)

@@ -92,7 +92,7 @@ class ApiTest(WorldTestCase):
             }
         )
         self.assertEqual(response.status_code, 400)
-        fields = response.json()["fields"]
+        fields = response.json()["error"]["fields"]
         self.assertIn("EXTENDS IOUtils is not allowed", fields["spec_text"][0])
         self.assertIn("line 2: Threads has no value", fields["cfg_text"][0])
         self.assertEqual((Run.objects.count(), self.queued), (0, []))
@@ -100,7 +100,7 @@ class ApiTest(WorldTestCase):
     def test_an_unknown_task_is_a_field_error(self):
         response = self.post_run({"task": "nosuch", "model": "model-a", "spec_text": GOOD})
         self.assertEqual(response.status_code, 400)
-        self.assertIn("task", response.json()["fields"])
+        self.assertIn("task", response.json()["error"]["fields"])
 
     def test_a_body_that_is_not_json_is_a_400(self):
         response = self.api.post(reverse("api_runs"), "spec", content_type="application/json")

@@ -6,9 +6,10 @@ own token. Each comes from its own address (the site is told it sits behind one 
 per-address upload limit of 1 is exactly full afterwards: one more upload is a 429. Jobs go to a
 Redis database of this test's own, where nothing consumes them, so the queue can be counted.
 
-The one stand-in is SANY's process inside the upload lint (tests/test_upload_lint.py runs the
-real one): 50 JVMs at once measure the machine, not the site; `bench/concurrent_submissions.py`
-does the same with the real SANY and prints the times.
+The one stand-in is the upload check's child process (tree-sitter + SANY; tests/test_upload_lint.py
+and tests/test_upload_check_is_bounded.py run the real one): 50 checks at once measure the
+machine and the check slots, not the quotas; `bench/concurrent_submissions.py` does the same with
+the real check and prints the times.
 """
 
 import re
@@ -20,8 +21,9 @@ import pytest
 import requests
 from django.conf import settings as django_settings
 
+from evaluation import pipeline
 from evaluation.contracts import load_contract
-from evaluation.tla.sandbox import ToolRun
+from evaluation.pipeline import CheckOutcome
 from leaderboard.importing import sync_task
 from leaderboard.models import Run
 from leaderboard.queueing import QUEUE_NAME, job_id
@@ -40,8 +42,8 @@ def spec_of(n: int) -> str:
     return f"{header}\n\\* submitted by user {n}\n{rest}"
 
 
-def parsed_by_sany(files, module, limits):
-    return ToolRun("sany", "ok", 0, [], "", 0.0, "stand-in for SANY")
+def checked_ok(spec, adapter, task, tasks_dir, seconds, cfg=""):
+    return CheckOutcome(spec="", adapter="", seconds=0.0)
 
 
 def form_user(base: str, n: int, start: threading.Barrier) -> requests.Response:
@@ -73,7 +75,7 @@ def test_fifty_users_submitting_at_once_are_all_accepted(rq_redis, live_server, 
 
     settings.RATE_LIMIT_PROXY_COUNT = 1
     settings.RATE_LIMIT_UPLOADS_PER_IP = (1, 3600)
-    monkeypatch.setattr("evaluation.lint.run_sany", parsed_by_sany)
+    monkeypatch.setattr(pipeline, "check_isolated", checked_ok)
     sync_task(load_contract("spin"))
     tokens = {}
     for n in range(USERS):
@@ -119,7 +121,7 @@ def test_one_account_firing_at_once_gets_exactly_its_quota(rq_redis, live_server
     """The quota is checked and the run written under a lock on the account: ten simultaneous
     uploads of one account against a quota of three queued runs give three runs, seven 429s."""
     settings.QUOTA_QUEUED_RUNS_PER_USER = 3
-    monkeypatch.setattr("evaluation.lint.run_sany", parsed_by_sany)
+    monkeypatch.setattr(pipeline, "check_isolated", checked_ok)
     sync_task(load_contract("spin"))
     token = create_token(make_user("eager", password="pw"), "load test")[0]
     start = threading.Barrier(10)

@@ -176,7 +176,7 @@ LAYERS = (
     ("scorer foundations", ("evaluation.scoring", "evaluation.results", "evaluation.contracts",
                             "evaluation.tla", "evaluation.windows", "evaluation")),
     ("scorer phases", ("evaluation.conformance", "evaluation.phases", "evaluation.lint",
-                       "evaluation.adapter_text")),
+                       "evaluation.adapter_text", "evaluation.lint_process")),
     ("scorer entry", ("evaluation.pipeline", "evaluation.cli", "evaluation.textreport",
                       "evaluation.container", "evaluation.imagesetup", "evaluation.__main__")),
     ("site data", ("leaderboard.models", "leaderboard.querysets", "leaderboard.board_cache",

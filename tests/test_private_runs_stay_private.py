@@ -189,7 +189,7 @@ class OwnModelsOnlyTest(WorldTestCase):
             HTTP_AUTHORIZATION=f"Bearer {token}",
         )
         self.assertEqual(response.status_code, 400)
-        self.assertIn("model", response.json()["fields"])
+        self.assertIn("model", response.json()["error"]["fields"])
         self.assertFalse(Run.objects.exists())
 
     def test_the_maintainers_submit_for_the_models_nobody_owns(self):

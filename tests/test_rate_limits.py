@@ -68,8 +68,8 @@ class RateLimitTest(WorldTestCase):
         self.assert_429(self.client.post(reverse("submit"), {}), "Too many uploads")
         api = self.client.post(reverse("api_runs"), json.dumps({}), content_type="application/json")
         self.assertEqual(api.status_code, 429)
-        self.assertIn("Too many uploads", api.json()["error"])
-        self.assertEqual(int(api["Retry-After"]), api.json()["retry_after"])
+        self.assertIn("Too many uploads", api.json()["error"]["message"])
+        self.assertEqual(int(api["Retry-After"]), api.json()["error"]["retry_after"])
 
     @override_settings(RATE_LIMIT_SIGNUPS_PER_IP=(1, HOUR), RATE_LIMIT_PROXY_COUNT=0)
     def test_a_forged_forwarded_for_header_does_not_escape_the_limit(self):

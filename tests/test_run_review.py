@@ -58,7 +58,7 @@ class ReviewTest(WorldTestCase):
         response = self.client.post(url, HTTP_AUTHORIZATION=f"Bearer {token}")
         self.assertEqual((response.status_code, response.json()["review"]), (200, "pending"))
         again = self.client.post(url, HTTP_AUTHORIZATION=f"Bearer {token}")
-        self.assertEqual((again.status_code, again.json()["review"]), (409, "pending"))
+        self.assertEqual((again.status_code, again.json()["error"]["review"]), (409, "pending"))
 
     def test_a_run_still_being_scored_cannot_be_published(self):
         self.run.status = Run.Status.RUNNING

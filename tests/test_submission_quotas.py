@@ -57,9 +57,9 @@ class QuotaTest(WorldTestCase):
             HTTP_AUTHORIZATION=f"Bearer {token}",
         )
         self.assertEqual(response.status_code, 429)
-        body = response.json()
+        body = response.json()["error"]
         self.assertEqual((body["retry_after"], response["Retry-After"]), (60, "60"))
-        self.assertIn("the limit is 2 at once", body["error"])
+        self.assertIn("the limit is 2 at once", body["message"])
         self.assertEqual(Run.objects.count(), 2)
 
     def test_the_daily_quota_says_when_the_oldest_run_of_the_day_frees_a_slot(self):

@@ -16,6 +16,7 @@ from leaderboard.aggregate import (
     is_official,
 )
 from leaderboard.compare import featured
+from leaderboard.csv_safe import safe_cell
 from leaderboard.forms_board import BoardQueryForm
 from leaderboard.models import ModelUnderTest, Run, Task, TraceCorpus
 from leaderboard.rounding import percent_text
@@ -94,7 +95,8 @@ def leaderboard_export(request, fmt):
         response = HttpResponse(content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = 'attachment; filename="sysmobench-leaderboard.csv"'
         columns = list(records[0]) if records else ["rank", "model"]
-        pd.DataFrame(records, columns=columns).to_csv(response, index=False)
+        safe = [{key: safe_cell(value) for key, value in r.items()} for r in records]
+        pd.DataFrame(safe, columns=columns).to_csv(response, index=False)
         return response
     payload = {
         "weights": dict(zip(PHASES, board.weights, strict=True)),

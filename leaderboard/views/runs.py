@@ -15,8 +15,10 @@ from django.views.decorators.http import require_GET, require_POST
 
 from leaderboard import compare as comparing
 from leaderboard import compare_detail, drilldown, submissions
+from leaderboard.csv_safe import safe_row
 from leaderboard.forms import SubmitForm
 from leaderboard.models import ReviewError, Run, WindowResult
+from leaderboard.params import parse_id
 from leaderboard.queueing import queue_position
 from leaderboard.ratelimit import Limited, limit_posts, too_many_requests
 from leaderboard.run_export import CSV_COLUMNS, run_as_dict, run_csv_rows, run_summary
@@ -89,7 +91,7 @@ def run_export_csv(request, pk: int):
     response["Content-Disposition"] = f'attachment; filename="run-{pk}.csv"'
     writer = csv.writer(response)
     writer.writerow(CSV_COLUMNS)
-    writer.writerows(run_csv_rows(run))
+    writer.writerows(safe_row(row) for row in run_csv_rows(run))
     return response
 
 
@@ -110,9 +112,9 @@ def submit(request):
         except Limited as limited:
             return too_many_requests(request, limited)
     else:
-        source_id = request.GET.get("from", "")
+        source_id = parse_id(request.GET.get("from"))
         visible = Run.objects.visible_to(request.user)
-        source = visible.filter(pk=source_id).first() if source_id.isdigit() else None
+        source = visible.filter(pk=source_id).first() if source_id is not None else None
         # ?task= and ?model= come from "submit a spec" links on task and model pages.
         initial = SubmitForm.initial_from(source, request.user) or {
             "task": request.GET.get("task"),

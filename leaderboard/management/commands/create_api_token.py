@@ -17,8 +17,9 @@ class Command(BaseCommand):
         user = get_user_model().objects.filter(username=username).first()
         if user is None:
             raise CommandError(
-                f"no user named {username!r}: create one with `manage.py createsuperuser` (a "
-                "maintainer) or on the site's sign-up page (/accounts/signup/)"
+                f"no user named {username!r}: create one with `manage.py create_user "
+                f"{username}`, `manage.py createsuperuser` (a maintainer) or on the site's "
+                "sign-up page (/accounts/signup/)"
             )
         raw, _ = create_token(user, name)
         self.stderr.write("Store this token now: it is not shown again.")
