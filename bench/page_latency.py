@@ -58,6 +58,7 @@ def build_world(n_windows: int):
             {"step": s, "action": "Next", "vars": {"lockState": '"locked"'}} for s in range(6)
         ]
         make_invariant_result(invariants, "MutualExclusion", "violated", counterexample=states)
+        run.claim()
         run.finish(0.6, run.fingerprint)
         runs.append(run)
     other = ModelUnderTest.objects.exclude(slug__startswith="bench").first()

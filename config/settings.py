@@ -127,9 +127,8 @@ WHITENOISE_USE_FINDERS = True
 
 # Jobs. REDIS_URL unset or unreachable means jobs run in-process (see leaderboard/queueing.py).
 REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6379/0")
-RQ_QUEUES = {
-    "evaluation": {"URL": REDIS_URL, "DEFAULT_TIMEOUT": env_int("RQ_JOB_TIMEOUT", 3600)},
-}
+RQ_JOB_TIMEOUT = env_int("RQ_JOB_TIMEOUT", 3600)
+RQ_QUEUES = {"evaluation": {"URL": REDIS_URL, "DEFAULT_TIMEOUT": RQ_JOB_TIMEOUT}}
 RQ_FORCE_INLINE = env_bool("RQ_FORCE_INLINE", default=False)
 
 # Scoring.
@@ -153,7 +152,16 @@ LINT_TIMEOUT_SECONDS = env_float("LINT_TIMEOUT_SECONDS", 20.0)
 LINT_SLOT_WAIT_SECONDS = env_float("LINT_SLOT_WAIT_SECONDS", 30.0)
 LINT_SLOT_DIR = Path(env_str("LINT_SLOT_DIR", str(BASE_DIR / "var" / "lint-slots")))
 SCORING_MAX_ATTEMPTS = env_int("SCORING_MAX_ATTEMPTS", 3)
-SCORING_STALE_AFTER_SECONDS = env_int("SCORING_STALE_AFTER_SECONDS", 3600)
+SCORING_STALE_AFTER_SECONDS = env_int("SCORING_STALE_AFTER_SECONDS", RQ_JOB_TIMEOUT + 900)
+# rq's parent worker kills a work-horse 60 s after the job timeout; a run older than that is
+# abandoned. A stale limit within it would re-queue a live attempt (issue 10, hole 8).
+RQ_HORSE_KILL_GRACE_SECONDS = 60
+if SCORING_STALE_AFTER_SECONDS <= RQ_JOB_TIMEOUT + RQ_HORSE_KILL_GRACE_SECONDS:
+    raise ImproperlyConfiguredEnv(
+        f"SCORING_STALE_AFTER_SECONDS={SCORING_STALE_AFTER_SECONDS} must exceed RQ_JOB_TIMEOUT"
+        f"={RQ_JOB_TIMEOUT} by more than {RQ_HORSE_KILL_GRACE_SECONDS} s, or the reaper "
+        "re-queues runs that are still being scored"
+    )
 # Where a run is scored: "local" (in the worker, per-call sandbox) or "docker" (one container
 # per run, evaluation/container.py). The SCORER_DOCKER_* settings apply to the latter.
 SCORER_BACKEND = env_choice("SCORER_BACKEND", "local", ("local", "docker"))

@@ -4,8 +4,13 @@ rq runs `leaderboard.jobs.evaluate_run` by its dotted path (`leaderboard/queuein
 `evaluate_run(run_id)` is idempotent: it claims the run with a conditional UPDATE (a second
 call, or a duplicate rq job, finds nothing to claim and returns), writes each phase as soon as
 it finishes with update_or_create on (run, phase), so a rerun after a crash overwrites rather
-than duplicates, and always ends the run FINISHED or FAILED with a reason a submitter can read.
-The reaper that recovers runs whose worker died is `leaderboard/reaper.py`.
+than duplicates, and ends the run FINISHED or FAILED with a reason a submitter can read.
+
+Every write after the claim is conditional on the run still being RUNNING under this attempt
+(`Run.hold`, `Run.finish`, `Run.fail`): when the reaper has re-queued the run meanwhile, the
+attempt learns it lost (AttemptLost), stops scoring and writes nothing more. The attempt records
+its process in its rq job's meta ("scorer") so the reaper (`leaderboard/reaper.py`) can judge
+the work-horse itself, and stop it, rather than only its parent worker.
 """
 
 from __future__ import annotations
@@ -21,14 +26,17 @@ from django.db import transaction
 from django.db.models import F, Value
 from django.db.models.functions import Concat
 from django.utils import timezone
+from rq import get_current_job
 from rq.timeouts import JobTimeoutException
 
 from evaluation.contracts import ContractError, load_contract, parse_adapter
 from evaluation.pipeline import PhaseCrashed, PhaseOutcome
+from leaderboard import processes
 from leaderboard.backends import ScorerUnavailable, score_run
 from leaderboard.importing import canonical_windows, current_corpus
 from leaderboard.models import (
     ActionResult,
+    AttemptLost,
     InvariantResult,
     PhaseResult,
     Run,
@@ -45,13 +53,35 @@ class RunSetupError(Exception):
 # ---------------------------------------------------------------------------------------------
 # The job
 
+LOST = "lost"
+
 
 def evaluate_run(run_id: int) -> str:
-    """Score one run; returns the final status (or 'skipped' when there was nothing to claim)."""
+    """Score one run; returns the final status, 'skipped' when there was nothing to claim, or
+    'lost' when the run was taken from this attempt (re-queued) before it ended."""
     run = Run.objects.select_related("task").filter(pk=run_id).first()
     if run is None or not run.claim():
         log.info("run %s: nothing to claim (missing, or already taken)", run_id)
         return "skipped"
+    _announce_scorer()
+    try:
+        return _score(run)
+    except AttemptLost:
+        log.warning("run %s: attempt %s lost the run; stopped scoring", run.pk, run.attempts)
+        append_log(run, f"attempt {run.attempts} stopped: the run was taken from it")
+        return LOST
+
+
+def _announce_scorer() -> None:
+    # Where this attempt runs, for the reaper: rq's parent worker may die while this process
+    # (the work-horse) scores on, and only the work-horse's own pid says whether it does.
+    job = get_current_job()
+    if job is not None:
+        job.meta["scorer"] = processes.identity()
+        job.save_meta()
+
+
+def _score(run: Run) -> str:
     log.info("run %s: attempt %s on %s", run.pk, run.attempts, _worker_label())
     append_log(run, f"attempt {run.attempts} started on {_worker_label()}")
 
@@ -68,6 +98,8 @@ def evaluate_run(run_id: int) -> str:
         report = score_run(run, contract, adapter, windows, on_phase)
     except (RunSetupError, ScorerUnavailable) as exc:
         return _fail(run, str(exc))
+    except AttemptLost:
+        raise
     except PhaseCrashed as exc:
         log.exception("run %s: %s", run.pk, exc)
         return _fail(run, f"{exc}. This is a scorer problem, not your spec; it will be looked at.")
@@ -78,8 +110,9 @@ def evaluate_run(run_id: int) -> str:
     except Exception as exc:
         log.exception("run %s: internal error", run.pk)
         return _fail(run, f"internal error while scoring ({type(exc).__name__}: {exc}).")
+    if not run.finish(report.overall, report.fingerprint):
+        raise AttemptLost(run.pk, run.attempts)
     append_log(run, f"finished: overall {report.overall:.3f}")
-    run.finish(report.overall, report.fingerprint)
     log.info("run %s: finished, overall %.3f", run.pk, report.overall)
     return Run.Status.FINISHED
 
@@ -92,8 +125,9 @@ def append_log(run: Run, line: str) -> None:
 
 
 def _fail(run: Run, reason: str) -> str:
+    if not run.fail(reason):
+        raise AttemptLost(run.pk, run.attempts)
     append_log(run, f"failed: {reason}")
-    run.fail(reason)
     log.info("run %s: failed: %s", run.pk, reason)
     return Run.Status.FAILED
 
@@ -134,10 +168,12 @@ def _windows(run: Run, contract) -> list[dict]:
 
 def save_phase(run: Run, outcome: PhaseOutcome) -> PhaseResult:
     """Persist a phase outcome and its drill-down rows in one transaction (overwriting a
-    previous attempt's rows for the same phase)."""
+    previous attempt's rows for the same phase), provided `run`'s attempt still owns the run:
+    AttemptLost otherwise, with nothing written."""
     finished = timezone.now()
     duration = outcome.duration_seconds or 0.0
     with transaction.atomic():
+        run.hold()
         result, _ = PhaseResult.objects.update_or_create(
             run=run,
             phase=outcome.phase,

@@ -1,7 +1,8 @@
 """The leaderboard's data: tasks, models under test, runs and their drill-down results.
 
-State changes of a Run go through its methods (claim, finish, fail, publish, approve, reject)
-so that views, jobs and the admin never hand-edit status or review fields.
+State changes of a Run go through its methods (claim, hold, finish, fail, requeue, publish,
+approve, reject) so that views, jobs and the admin never hand-edit status or review fields; each
+is a conditional UPDATE on the state it was read in (and, once claimed, on the attempt).
 """
 
 from django.conf import settings
@@ -20,6 +21,15 @@ PHASE_NAMES = {
     "conformance": "Conformance",
     "invariant": "Invariants",
 }
+
+
+class AttemptLost(Exception):
+    """This scoring attempt no longer owns its run: the reaper re-queued it or another attempt
+    ended it. The attempt must stop; whatever it computed is not written."""
+
+    def __init__(self, run_id: int, attempt: int):
+        super().__init__(f"run {run_id}: attempt {attempt} no longer owns the run")
+        self.run_id, self.attempt = run_id, attempt
 
 
 class Task(models.Model):
@@ -187,23 +197,48 @@ class Run(models.Model):
             self.refresh_from_db()
         return bool(claimed)
 
-    def finish(self, overall: float, fingerprint: dict) -> None:
-        self.status = self.Status.FINISHED
-        self.overall = overall
-        self.fingerprint = fingerprint
-        self.finished_at = timezone.now()
-        self.failure_reason = ""
-        self.save(
-            update_fields=["status", "overall", "fingerprint", "finished_at", "failure_reason"]
+    def finish(self, overall: float, fingerprint: dict) -> bool:
+        """RUNNING -> FINISHED, only for the attempt that still owns the run (see `hold`);
+        False when it lost (re-queued, or ended by another attempt): nothing is written."""
+        now = timezone.now()
+        won = self._owned().update(
+            status=self.Status.FINISHED,
+            overall=overall,
+            fingerprint=fingerprint,
+            finished_at=now,
+            failure_reason="",
         )
-        self._drop_cached_board()
+        if won:
+            self.status, self.overall, self.fingerprint = self.Status.FINISHED, overall, fingerprint
+            self.finished_at, self.failure_reason = now, ""
+            self._drop_cached_board()
+        return bool(won)
 
-    def fail(self, reason: str) -> None:
-        self.status = self.Status.FAILED
-        self.failure_reason = reason
-        self.finished_at = timezone.now()
-        self.save(update_fields=["status", "failure_reason", "finished_at"])
-        self._drop_cached_board()
+    def fail(self, reason: str) -> bool:
+        """RUNNING -> FAILED under the same rule as `finish`; False when this attempt lost."""
+        now = timezone.now()
+        won = self._owned().update(
+            status=self.Status.FAILED, failure_reason=reason, finished_at=now
+        )
+        if won:
+            self.status, self.failure_reason, self.finished_at = self.Status.FAILED, reason, now
+            self._drop_cached_board()
+        return bool(won)
+
+    def hold(self) -> None:
+        """Lock the run's row until the current transaction ends, provided this attempt still
+        owns it; raises AttemptLost otherwise.
+
+        A phase write starts with this conditional UPDATE, so a reaper's `requeue` (or a newer
+        attempt's claim) waits for the write to commit, and a write after it finds nothing to
+        update: an old attempt can never overwrite what a newer one stored.
+        """
+        if not self._owned().update(status=self.Status.RUNNING):
+            raise AttemptLost(self.pk, self.attempts)
+
+    def _owned(self):
+        # `attempts` counts claims, so it names the attempt this in-memory run was claimed as.
+        return Run.objects.filter(pk=self.pk, status=self.Status.RUNNING, attempts=self.attempts)
 
     @staticmethod
     def _drop_cached_board() -> None:
@@ -213,13 +248,10 @@ class Run(models.Model):
     def requeue(self) -> bool:
         """RUNNING -> QUEUED for a run whose worker died.
 
-        Conditional on RUNNING so it cannot race a worker that finishes at the same moment.
+        Conditional on the attempt the reaper judged, so it cannot race a worker that finishes
+        at the same moment nor re-queue an attempt that started since.
         """
-        return bool(
-            Run.objects.filter(pk=self.pk, status=self.Status.RUNNING).update(
-                status=self.Status.QUEUED, started_at=None
-            )
-        )
+        return bool(self._owned().update(status=self.Status.QUEUED, started_at=None))
 
     def publish(self, by) -> None:
         """PRIVATE -> PENDING: the submitter offers a finished run to the board.

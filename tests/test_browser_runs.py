@@ -150,7 +150,7 @@ def test_the_run_page_follows_a_running_run_phase_by_phase(browser, live_server)
     assert browser.find_element("css selector", "#phase-runtime .status").text == "Ran"
     save_screenshot(browser, "run_live_progress")
 
-    run.finish(0.225, {"jar_sha256": "58c6df"})
+    assert run.finish(0.225, {"jar_sha256": "58c6df"})
     # Once finished, the script reloads the page so the server renders the full drill-down.
     wait_until(browser, lambda d: not d.find_elements("css selector", ".live-note"))
     assert browser.find_element("css selector", "#run-status .status-text").text == "Finished"

@@ -129,6 +129,7 @@ def test_evaluating_a_missing_run_does_nothing():
 @pytest.mark.django_db
 def test_saving_a_phase_twice_overwrites_it_and_its_rows():
     run = queued_run(spin_task(with_windows=False))
+    assert run.claim()
     first = PhaseOutcome(
         "invariant",
         "ran",

@@ -28,7 +28,8 @@ class RunExportTest(WorldTestCase):
         invariants = make_phase_result(self.run, "invariant", 0.0)
         make_invariant_result(invariants, "MutualExclusion", verdict="violated",
                               counterexample=[{"lockState": "locked"}])  # fmt: skip
-        self.run.finish(0.5, {"jar_sha256": "58c6df", "seeds": [1, 2, 3]})
+        self.assertTrue(self.run.claim())
+        self.assertTrue(self.run.finish(0.5, {"jar_sha256": "58c6df", "seeds": [1, 2, 3]}))
 
     def test_the_json_export_has_every_row_and_the_fingerprint(self):
         response = self.client.get(reverse("run_export_json", args=[self.run.pk]))

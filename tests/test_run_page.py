@@ -74,7 +74,8 @@ class RunPageTest(WorldTestCase):
             {"lockState": "locked", "pc": {"0": "locked", "1": "idle"}},
         ])  # fmt: skip
         make_invariant_result(invariants, "NoDeadlock", verdict="holds")
-        self.run.finish(0.2, self.run.fingerprint)
+        self.assertTrue(self.run.claim())
+        self.assertTrue(self.run.finish(0.2, self.run.fingerprint))
 
     def page(self, **params):
         return self.client.get(reverse("run_detail", args=[self.run.pk]), params)

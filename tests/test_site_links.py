@@ -86,7 +86,8 @@ def _verified_run_with_windows() -> Run:
             {"step": 2, "action": "AcquireLock", "vars": {"lockState": '"locked"'}},
         ],
     )
-    run.finish(0.6, {"jar_sha256": "58c6df"})
+    assert run.claim()
+    assert run.finish(0.6, {"jar_sha256": "58c6df"})
     return run
 
 
