@@ -86,6 +86,9 @@ def import_corpus(task: Task, contract: Contract, data_dir: Path) -> TaskImport:
     version = corpus_version(contract, trace_files(contract, data_dir), data_dir)
     report.version = version
     existing = TraceCorpus.objects.filter(task=task, version=version).first()
+    if existing is not None and existing.window_count == 0:
+        # Stored before empty corpora were refused: still unusable, still an error.
+        raise WindowFormatError(f"{contract.slug}: the stored corpus {version[:12]} has no windows")
     if existing is not None:
         _make_current(task, existing)
         report.corpus_status = "unchanged"
@@ -93,6 +96,8 @@ def import_corpus(task: Task, contract: Contract, data_dir: Path) -> TaskImport:
         report.counts_by_action = dict(existing.counts_by_action)
         return report
     cut = cut_with_summary(contract, data_dir)
+    if not cut.windows:
+        raise WindowFormatError(_no_windows_reason(contract, cut))
     with transaction.atomic():
         corpus = TraceCorpus.objects.create(
             task=task,
@@ -109,6 +114,19 @@ def import_corpus(task: Task, contract: Contract, data_dir: Path) -> TaskImport:
     report.counts_by_action = dict(sorted(cut.actions.items()))
     report.unmapped = dict(sorted(cut.unmapped.items()))
     return report
+
+
+def _no_windows_reason(contract: Contract, cut) -> str:
+    """Why a contract that names traces got no window: a task whose conformance phase would
+    silently become n/a (and hand its weight to the other phases) must not import."""
+    where = f"{contract.slug}: the contract names traces ({', '.join(contract.traces.paths)})"
+    if cut.unmapped:
+        events = ", ".join(f"{e} ({n})" for e, n in sorted(cut.unmapped.items()))
+        return (
+            f"{where} but every event is unmapped, so no window is left: {events}; map "
+            "them to the contract's target actions"
+        )
+    return f"{where} but its {len(cut.files)} trace file(s) yield no window"
 
 
 def _make_current(task: Task, corpus: TraceCorpus) -> None:

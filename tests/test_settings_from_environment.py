@@ -117,3 +117,12 @@ def test_the_scorer_backend_is_one_of_the_known_names(monkeypatch):
     monkeypatch.setenv("SMB_CPUS", "many")
     with pytest.raises(ImproperlyConfiguredEnv, match="not a number"):
         env_float("SMB_CPUS", 2.0)
+
+
+def test_a_stale_limit_within_the_job_timeout_is_refused():
+    # Issue 10, hole 8: both at 3600 s let the reaper re-queue a run that was still scoring.
+    result = _import_settings(DEBUG="1", RQ_JOB_TIMEOUT="3600", SCORING_STALE_AFTER_SECONDS="3600")
+    assert result.returncode != 0
+    assert "SCORING_STALE_AFTER_SECONDS=3600 must exceed RQ_JOB_TIMEOUT=3600" in result.stderr
+    default = _import_settings(DEBUG="1", RQ_JOB_TIMEOUT="3600", SCORING_STALE_AFTER_SECONDS="")
+    assert default.returncode == 0, default.stderr

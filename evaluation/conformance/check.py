@@ -46,7 +46,12 @@ def _phase_error(reason: str, **details) -> PhaseOutcome:
 
 def _check(spec_text, contract, windows, adapter, start) -> PhaseOutcome:
     if not windows:
-        return PhaseOutcome("conformance", "n/a", None, details={"reason": "no windows"})
+        # A task with traces is never n/a here: that would hand P3's weight to the other phases
+        # (the pipeline records n/a only for tasks without trace data).
+        return _phase_error(
+            f"the task {contract.slug!r} names traces but no trace window was given: its corpus "
+            "is empty or was not imported; conformance cannot be scored"
+        )
     missing = [a for a in contract.actions if a not in adapter.actions]
     if missing:
         return _phase_error(f"the adapter has no expression for target action(s) {missing}")
