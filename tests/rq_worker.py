@@ -73,15 +73,17 @@ def database_url() -> str:
     return f"postgresql://{auth}{db.get('HOST') or 'localhost'}{port}/{db['NAME']}"
 
 
-def start_worker(redis_url: str, log_path: Path) -> subprocess.Popen:
-    """`manage.py rqworker evaluation --burst` on the test database, in its own process group;
-    its output goes to `log_path` (a pipe nobody reads could fill up and stall the worker)."""
+def start_worker(redis_url: str, log_path: Path, **extra_env: str) -> subprocess.Popen:
+    """`manage.py rqworker evaluation --burst` on the test database, in a session of its own
+    (its work-horse stays in that session); its output goes to `log_path` (a pipe nobody reads
+    could fill up and stall the worker). `extra_env`, e.g. TMPDIR, is added to its environment."""
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings_test",
         "DATABASE_URL": database_url(),
         "REDIS_URL": redis_url,
         "RQ_FORCE_INLINE": "0",
+        **extra_env,
     }
     with open(log_path, "ab") as log:
         proc = subprocess.Popen(
