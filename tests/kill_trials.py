@@ -7,7 +7,9 @@ kind, printing the figures). A trial counts
 - scored twice: two work-horses scored the run at the same moment (seen by polling), or a phase
   row was written after the run ended;
 - JVMs left: `java` processes of the trial still running after it ended (every trial's workers
-  get a TMPDIR of their own, under which the sandbox puts each JVM's working directory).
+  get a TMPDIR of their own, under which the sandbox puts each JVM's working directory), and
+  JVMs that outlived their killed work-horse by ORPHAN_GRACE_SECONDS (a fast spec's JVM may end
+  on its own before the trial does, so the first count alone would not see an orphan).
 The judge reads /proc only, not the code under test: a work-horse is a fork of a worker this
 module started (same session, same command line), other than the worker itself.
 """
@@ -28,6 +30,8 @@ from tests.rq_worker import start_worker
 KINDS = ("main", "horse", "both")
 PROC = Path("/proc")
 REAP_EVERY_SECONDS = 1.0
+# How long a JVM may outlive its killed work-horse (the parent-death signal acts at once).
+ORPHAN_GRACE_SECONDS = 1.0
 
 
 @dataclass
@@ -35,10 +39,17 @@ class Trial:
     kind: str
     status: str
     attempts: int
-    scored_twice: bool
+    most_horses_at_once: int
+    late_rows: int
     jvms_left: int
+    jvms_outliving_horse: int
     seconds: float
     killed: list[int]
+    crowd: list[str]  # the work-horses seen when most were alive at once, if more than one
+
+    @property
+    def scored_twice(self) -> bool:
+        return self.most_horses_at_once > 1 or self.late_rows > 0
 
     @property
     def lost(self) -> bool:
@@ -120,16 +131,23 @@ def run_trial(kind: str, run: Run, redis_url: str, workdir: Path, timeout: float
     horses = work_horses({first.pid})
     assert len(horses) == 1, f"expected one work-horse, found {horses}"
     killed = {"main": [first.pid], "horse": horses, "both": [first.pid, *horses]}[kind]
+    running_jvms = jvms_under(tmp)
     for pid in killed:
         _kill(pid)
+    orphans = 0
+    if kind != "main":
+        # The horse is gone: its JVMs must go with it, not run on until their limits.
+        time.sleep(ORPHAN_GRACE_SECONDS)
+        orphans = len(set(running_jvms) & set(jvms_under(tmp)))
 
-    scored_twice = False
+    most_horses, crowd = 1, []
     next_reap = 0.0
     while time.monotonic() < deadline:
         for worker in workers:
             worker.poll()  # reap exited workers (no zombies counted as alive)
         live_horses = work_horses({w.pid for w in workers})
-        scored_twice |= len(live_horses) > 1
+        if len(live_horses) > most_horses:
+            most_horses, crowd = len(live_horses), [_describe(pid) for pid in live_horses]
         run.refresh_from_db()
         idle = all(w.returncode is not None for w in workers) and not live_horses
         if run.is_terminal and idle:
@@ -147,9 +165,9 @@ def run_trial(kind: str, run: Run, redis_url: str, workdir: Path, timeout: float
         raise AssertionError(f"run {run.pk} did not end within {timeout} s ({run.status})")
 
     run.refresh_from_db()
+    late = 0
     if run.finished_at is not None:
-        late = PhaseResult.objects.filter(run=run, finished_at__gt=run.finished_at)
-        scored_twice |= late.exists()
+        late = PhaseResult.objects.filter(run=run, finished_at__gt=run.finished_at).count()
     time.sleep(2)  # a JVM whose parent died needs a moment to get its signal
     left = jvms_under(tmp)
     for pid in left:  # leave the machine clean whatever the verdict
@@ -158,11 +176,19 @@ def run_trial(kind: str, run: Run, redis_url: str, workdir: Path, timeout: float
         kind=kind,
         status=run.status,
         attempts=run.attempts,
-        scored_twice=scored_twice,
+        most_horses_at_once=most_horses,
+        late_rows=late,
         jvms_left=len(left),
+        jvms_outliving_horse=orphans,
         seconds=round(time.monotonic() - started, 1),
         killed=killed,
+        crowd=crowd,
     )
+
+
+def _describe(pid: int) -> str:
+    fields = _stat(pid) or ["?"] * 4
+    return f"pid {pid} state {fields[0]} ppid {fields[1]} session {fields[3]}"
 
 
 def _tail(worker) -> str:

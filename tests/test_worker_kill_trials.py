@@ -31,10 +31,21 @@ def test_killing_a_worker_mid_run_loses_nothing_and_scores_nothing_twice(kind, r
     for number in range(TRIALS_PER_KIND):
         run = make_run(make_model(f"kill-{kind}-{number}"), task, spec_text=SPIN_SPEC.read_text())
         trials.append(run_trial(kind, run, rq_redis, tmp_path / f"trial-{number}"))
-    summary = [(t.status, t.attempts, t.scored_twice, t.jvms_left) for t in trials]
+    summary = [
+        (
+            t.status,
+            t.attempts,
+            t.most_horses_at_once,
+            t.late_rows,
+            t.jvms_left,
+            t.jvms_outliving_horse,
+        )
+        for t in trials
+    ]
     assert [t.lost for t in trials] == [False] * TRIALS_PER_KIND, summary
     assert [t.scored_twice for t in trials] == [False] * TRIALS_PER_KIND, summary
     assert [t.jvms_left for t in trials] == [0] * TRIALS_PER_KIND, summary
+    assert [t.jvms_outliving_horse for t in trials] == [0] * TRIALS_PER_KIND, summary
     # A killed main worker leaves its work-horse to finish the run; a killed horse costs a retry.
     expected_attempts = 1 if kind == "main" else 2
     assert [t.attempts for t in trials] == [expected_attempts] * TRIALS_PER_KIND, summary
