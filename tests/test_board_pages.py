@@ -206,3 +206,20 @@ class PublishedBoardPageTests(TestCase):
         self.assertEqual(len(runs), 11)
         self.assertTrue(all(run.provenance == Run.Provenance.REPORTED for run, _, _ in runs))
         self.assertContains(response, "etcdraft")
+
+
+class ModelHistoryTest(WorldTestCase):
+    """Issue 10 (board rule): the best verified run counts; the model page shows the others."""
+
+    def test_the_model_page_lists_every_run_and_marks_the_one_that_counts(self):
+        worse = make_run(self.model_a, self.spin, {"syntax": 1.0, "runtime": 1.0})
+        best = make_run(self.model_a, self.spin, FULL)
+        latest = make_run(self.model_a, self.spin, {"syntax": 1.0})
+        response = self.client.get(reverse("model_detail", args=["model-a"]))
+        self.assertEqual(response.context["counted"], {best.pk})
+        listed = [run.pk for run, _, _ in response.context["runs"]]
+        self.assertEqual(sorted(listed), sorted([worse.pk, best.pk, latest.pk]))
+        rows = response.content.decode().split('<table class="runs">', 1)[1].split("<tr>")[1:]
+        marked = [row for row in rows if 'class="badge counted"' in row]
+        self.assertEqual(len(marked), 1)
+        self.assertIn(f">#{best.pk}<", marked[0])

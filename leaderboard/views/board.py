@@ -133,6 +133,8 @@ def model_detail(request, slug):
         "summary": summary,
         "task_rows": task_rows,
         "harness_note": any(row.get("harness_p3") for row in task_rows),
+        # The history lists every run; these are the ones the board counts (one per task).
+        "counted": {row["run_id"] for row in task_rows if row["submitted"]},
         "phase_labels": [f"{PHASE_LABELS[p]} {p}" for p in PHASES],
         "others": ModelUnderTest.objects.visible_to(request.user)
         .exclude(pk=model.pk)
