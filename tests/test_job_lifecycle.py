@@ -149,3 +149,24 @@ def test_saving_a_phase_twice_overwrites_it_and_its_rows():
     assert PhaseResult.objects.get(run=run).score == 1.0
     assert list(result.invariant_results.values_list("name", flat=True)) == ["A"]
     assert not result.action_results.exists()
+
+
+@pytest.mark.tla
+@pytest.mark.django_db
+def test_a_spec_whose_only_action_asserts_false_is_scored_not_failed_as_a_scorer_problem():
+    # Issue 10, hole 9: the run ended FAILED with "TypeError: 'NoneType' object is not iterable
+    # ... a scorer problem" (TLC printed no coverage once the failing action was disabled).
+    spec = SPIN_SPEC.read_text().replace(
+        "Next == \\E t \\in Threads : StartLock(t) \\/ AcquireLock(t) \\/ ReleaseLock(t)",
+        'Boom(t) == Assert(FALSE, "boom") /\\ StartLock(t)\nNext == \\E t \\in Threads : Boom(t)',
+    )
+    assert "Boom(t)" in spec
+    run = make_run(make_model(), spin_task(), spec_text=spec)
+    assert evaluate_run(run.pk) == Run.Status.FINISHED
+    run.refresh_from_db()
+    runtime = run.phase_results.get(phase="runtime")
+    assert (runtime.status, runtime.score) in {("ran", 0.0), ("error", 0.0), ("error", None)}
+    assert "boom" in str(runtime.details) + "".join(
+        str(a.detail) for a in runtime.action_results.all()
+    )
+    assert run.phase_results.get(phase="conformance").status == "skipped"
