@@ -69,9 +69,10 @@ def _pids():
 
 def work_horses(worker_pids: set[int]) -> list[int]:
     """Live forks of the `rqworker` processes `worker_pids` (in their sessions, with their
-    command line), other than the workers themselves; the horse's short-lived tool probes
-    (`java -version`, ...) share the session but not the command line."""
-    found = []
+    command line), other than the workers themselves. A horse's own children are not horses:
+    its tool probes (`java -version`, ...) share the session, and between fork and exec a
+    subprocess even has the horse's command line."""
+    forks = {}
     for pid in _pids():
         fields = _stat(pid)
         if not fields or fields[0] == "Z" or int(fields[3]) not in worker_pids:
@@ -81,8 +82,8 @@ def work_horses(worker_pids: set[int]) -> list[int]:
         except OSError:
             continue
         if pid not in worker_pids and b"rqworker" in cmdline:
-            found.append(pid)
-    return found
+            forks[pid] = int(fields[1])
+    return [pid for pid, parent in forks.items() if parent not in forks]
 
 
 def jvms_under(root: Path) -> list[int]:
