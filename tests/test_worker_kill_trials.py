@@ -46,6 +46,9 @@ def test_killing_a_worker_mid_run_loses_nothing_and_scores_nothing_twice(kind, r
     assert [t.lost for t in trials] == [False] * TRIALS_PER_KIND, summary
     assert [t.scored_twice for t in trials] == [False] * TRIALS_PER_KIND, summary
     assert [t.jvms_left for t in trials] == [0] * TRIALS_PER_KIND, summary
+    # A killed main worker leaves its work-horse to finish the run; a killed horse costs a retry.
+    expected_attempts = 1 if kind == "main" else 2
+    assert [t.attempts for t in trials] == [expected_attempts] * TRIALS_PER_KIND, summary
     # A killed horse's JVM dies by its parent-death signal, set by the sandbox launcher (issue 10's
     # scorer branch); until that lands here the rest of the trial still has to hold.
     orphans = [t.jvms_outliving_horse for t in trials]
@@ -54,6 +57,3 @@ def test_killing_a_worker_mid_run_loses_nothing_and_scores_nothing_twice(kind, r
             f"JVMs outlived their killed work-horse, launcher without PDEATHSIG: {summary}"
         )
     assert orphans == [0] * TRIALS_PER_KIND, summary
-    # A killed main worker leaves its work-horse to finish the run; a killed horse costs a retry.
-    expected_attempts = 1 if kind == "main" else 2
-    assert [t.attempts for t in trials] == [expected_attempts] * TRIALS_PER_KIND, summary
