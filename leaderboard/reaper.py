@@ -31,10 +31,9 @@ def reap_stale_runs(now: datetime | None = None) -> dict[str, list[int]]:
     An attempt is dead when it outlived SCORING_STALE_AFTER_SECONDS (longer than the job
     timeout, so a live attempt is never judged by the clock: rq would have stopped it), or when
     Redis says so (`attempt_is_dead`): the work-horse that scores the run decides, not only its
-    parent worker. An attempt judged dead whose process still runs on
-    this host is killed, with its TLC JVMs, before the run is re-queued, so two attempts never
-    score one run at once. Also re-enqueues QUEUED runs whose rq job vanished (e.g. Redis lost
-    its data).
+    parent worker. An attempt judged dead whose process still runs on this host is killed, with
+    its TLC JVMs, before the run is re-queued, so two attempts never score one run at once. Also
+    re-enqueues QUEUED runs whose rq job vanished (e.g. Redis lost its data).
     """
     now = now or timezone.now()
     stale_before = now - timedelta(seconds=settings.SCORING_STALE_AFTER_SECONDS)
@@ -80,13 +79,12 @@ def _job_or_none(redis, run: Run) -> Job | None:
 def _attempt_died(run: Run, stale_before: datetime, job: Job | None) -> bool:
     if run.started_at is None or run.started_at < stale_before:
         return True
-    return job is not None and attempt_is_dead(job) is True
+    return job is not None and attempt_is_dead(job)
 
 
-def attempt_is_dead(job: Job) -> bool | None:
-    """True when the run's rq job is certainly not being worked on, False when its work-horse
-    is seen alive; None when unknown (no job: the run may be scoring in-process, which only the
-    staleness rule can judge)."""
+def attempt_is_dead(job: Job) -> bool:
+    """True when the run's rq job is certainly not being worked on. (A run without a job may be
+    scoring in-process; only the staleness rule judges it.)"""
     scorer = job.meta.get("scorer") if job.meta else None
     if scorer and processes.is_local(scorer):
         # The work-horse itself: alive even when its parent worker was killed (it scores on
