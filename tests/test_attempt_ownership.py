@@ -12,7 +12,7 @@ from django.conf import settings
 
 from evaluation.contracts import load_contract
 from evaluation.results import ActionOutcome, PhaseOutcome
-from leaderboard import jobs
+from leaderboard import backends, jobs
 from leaderboard.importing import import_corpus, sync_task
 from leaderboard.models import AttemptLost, PhaseResult, Run
 from tests.base import make_model, make_run
@@ -94,7 +94,7 @@ def test_an_attempt_that_lost_its_run_stops_scoring_and_writes_nothing(monkeypat
     first phase was being scored: it stops before the next phase and leaves attempt 2's result."""
     run = spin_run()
     scored = []
-    real_score_spec = jobs.score_spec
+    real_score_spec = backends.score_spec
 
     def score_spec_taken_over_after_p1(*args, on_phase, **kwargs):
         def on_phase_after_takeover(result):
@@ -107,7 +107,7 @@ def test_an_attempt_that_lost_its_run_stops_scoring_and_writes_nothing(monkeypat
         return real_score_spec(*args, on_phase=on_phase_after_takeover, **kwargs)
 
     # The wrapper only injects the concurrent takeover; the scorer and the writes are real.
-    monkeypatch.setattr(jobs, "score_spec", score_spec_taken_over_after_p1)
+    monkeypatch.setattr(backends, "score_spec", score_spec_taken_over_after_p1)
     assert jobs.evaluate_run(run.pk) == jobs.LOST
 
     assert scored == ["syntax"]  # no phase after the loss was scored
