@@ -38,6 +38,7 @@ from pathlib import Path
 from evaluation.cli import EXIT_BAD_INPUT, EXIT_INTERNAL, PROGRESS_EVENT, write_windows
 from evaluation.pipeline import ScoreReport
 from evaluation.results import PhaseOutcome
+from evaluation.scoring import PHASES
 
 LABEL = "org.sysmobench.scorer"
 RUN_LABEL = "org.sysmobench.run"
@@ -46,8 +47,6 @@ WORKER_LABEL = "org.sysmobench.worker"
 INPUT_PREFIX = "scorer-in-"
 IN = "/in"
 USER = "10001:10001"
-DEFAULT_PHASE_WALL = {"syntax": 60, "runtime": 60, "conformance": 300, "invariant": 120}
-DEFAULT_HEAP_MB = 512
 # The Python scorer, the JVM's own non-heap memory (metaspace, code cache, thread stacks) and the
 # page cache of the jar: measured ~350 MiB peak for spin; the rest is headroom.
 OVERHEAD_MB = 640
@@ -87,12 +86,11 @@ class Limits:
 
 def limits_for(contract, settings: ContainerSettings) -> Limits:
     """The container's limits from the contract's budgets (and the operator's settings)."""
-    phases = DEFAULT_PHASE_WALL.keys()
-    wall = sum(int(contract.budget(p, "wall_seconds", DEFAULT_PHASE_WALL[p]) or 0) for p in phases)
+    wall = int(contract.budgets.worst_case_seconds(len(contract.invariants)))
     wall += settings.margin_seconds
     if settings.max_seconds:
         wall = min(wall, settings.max_seconds)
-    heap = max(int(contract.budget(p, "heap_mb", DEFAULT_HEAP_MB) or 0) for p in phases)
+    heap = max(int(contract.budget(p, "heap_mb")) for p in PHASES)
     return Limits(
         wall_seconds=wall,
         memory_mb=heap + settings.tmpfs_mb + OVERHEAD_MB,

@@ -16,7 +16,7 @@ from pathlib import Path
 import yaml
 
 from evaluation.adapter_check import syntax_problems
-from evaluation.scoring import PHASES
+from evaluation.budgets import BudgetError, Budgets, parse_budgets
 from evaluation.tla.snippets import definition_name, expression_parses
 from evaluation.tla.splitter import list_module
 
@@ -25,24 +25,6 @@ TASKS_DATA_DIR = Path(__file__).resolve().parent.parent / "tasks_data"
 KINDS = ("concurrent", "distributed")
 INVARIANT_KINDS = ("safety", "liveness")
 DEADLOCK_POLICIES = ("allowed", "error")
-BUDGET_KEYS = (
-    "wall_seconds",
-    "cpu_seconds",
-    "heap_mb",
-    "depth",
-    "seeds",
-    "traces_per_seed",
-    "per_invariant_seconds",
-    "per_window_seconds",
-    "max_states",
-    "workers",
-)
-DEFAULT_BUDGETS = {
-    "syntax": {"wall_seconds": 60},
-    "runtime": {"wall_seconds": 60, "depth": 100, "seeds": [1, 2, 3]},
-    "conformance": {"wall_seconds": 300},
-    "invariant": {"wall_seconds": 120, "per_invariant_seconds": 60},
-}
 DEFAULT_EXTENDS = (
     "TLC",
     "Sequences",
@@ -158,7 +140,7 @@ class Contract:
     unmapped_events: dict[str, str]
     invariants: tuple[Invariant, ...]
     excluded_invariants: tuple[ExcludedInvariant, ...]
-    budgets: dict[str, dict]
+    budgets: Budgets
     deadlock: str
     traces: Traces | None
     no_traces_reason: str
@@ -184,8 +166,9 @@ class Contract:
     def observed_variables(self) -> list[str]:
         return [name for name, var in self.schema.items() if var.observed]
 
-    def budget(self, phase: str, key: str, default=None):
-        return self.budgets.get(phase, {}).get(key, default)
+    def budget(self, phase: str, key: str):
+        """A budget value (`evaluation/budgets.py` holds the one default of each key)."""
+        return self.budgets.get(phase, key)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -483,13 +466,11 @@ def _excluded(r: _Reader, value, invariants) -> tuple[ExcludedInvariant, ...]:
     return tuple(out)
 
 
-def _budgets(r: _Reader, value) -> dict[str, dict]:
-    budgets = {phase: dict(limits) for phase, limits in DEFAULT_BUDGETS.items()}
-    data = r.mapping(value or {}, "budgets", (), PHASES)
-    for phase, limits in data.items():
-        limits = r.mapping(limits or {}, f"budgets.{phase}", (), BUDGET_KEYS)
-        budgets[phase].update(limits)
-    return budgets
+def _budgets(r: _Reader, value) -> Budgets:
+    try:
+        return parse_budgets(value)
+    except BudgetError as exc:
+        r.fail("budgets", str(exc))
 
 
 TRACE_SOURCES = ("data", "project")

@@ -43,8 +43,8 @@ def choose(plan: gen.Plan, spec_text: str, cases: list[Case], contract, budget: 
 
 def explored(plan: gen.Plan, spec_text: str, cases: list[Case], contract, budget: Budget, why: str):
     """Rule 3 for these cases; `why` says why rules 1 and 2 did not apply."""
-    depth = int(contract.budget("conformance", "depth", 4))
-    cap = int(contract.budget("conformance", "max_states", 2000))
+    depth = int(contract.budget("conformance", "depth"))
+    cap = int(contract.budget("conformance", "max_states"))
     states = explore(plan, spec_text, depth, cap, budget)
     per_case, fallback, unmatched = [], 0, []
     for ci, case in enumerate(cases):

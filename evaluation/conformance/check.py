@@ -81,9 +81,12 @@ def _check(spec_text, contract, windows, adapter, start) -> PhaseOutcome:
         },
     )
     actions = [a for a in contract.actions if any(c.action == a for c in cases + negatives)]
-    wall = float(contract.budget("conformance", "wall_seconds", 300))
+    wall = float(contract.budget("conformance", "wall_seconds"))
     budget = Budget(
-        deadline=start + wall, heap_mb=int(contract.budget("conformance", "heap_mb", 512))
+        deadline=start + wall,
+        heap_mb=int(contract.budget("conformance", "heap_mb")),
+        scratch_mb=int(contract.budget("conformance", "scratch_mb")),
+        seed=int(contract.budget("conformance", "seed")),
     )
     try:
         everything = cases + negatives

@@ -48,6 +48,8 @@ class CaseResult:
 class Budget:
     deadline: float
     heap_mb: int = 512
+    scratch_mb: int = 256
+    seed: int | None = None
     runs: int = 0
     timed_out: bool = False
 
@@ -58,9 +60,16 @@ class Budget:
 def run_module(plan: gen.Plan, spec_text: str, module: str, budget: Budget) -> ToolRun:
     budget.runs += 1
     wall = max(1.0, budget.remaining())
-    limits = Limits(wall_seconds=wall, cpu_seconds=int(wall * 2) + 5, heap_mb=budget.heap_mb)
+    limits = Limits(
+        wall_seconds=wall,
+        cpu_seconds=int(wall * 2) + 5,
+        heap_mb=budget.heap_mb,
+        scratch_mb=budget.scratch_mb,
+    )
     modules = {plan.spec_module: spec_text, gen.module_name(plan): module}
-    return run_tlc(modules, gen.module_name(plan), gen.build_cfg(plan), TLC_ARGS, limits)
+    return run_tlc(
+        modules, gen.module_name(plan), gen.build_cfg(plan), TLC_ARGS, limits, seed=budget.seed
+    )
 
 
 def _setup_problem(run: ToolRun) -> str:

@@ -1,7 +1,8 @@
-"""Small helpers shared by the syntax and runtime phases (contract access, limits)."""
+"""Small helpers shared by the phases (contract access, limits)."""
 
 from __future__ import annotations
 
+from evaluation.budgets import Budgets, parse_budgets
 from evaluation.tla.sandbox import DEFAULT_ALLOWED, Limits
 
 
@@ -14,20 +15,26 @@ def field(obj, name: str, default=None):
     return getattr(obj, name, default)
 
 
-def budget(contract, phase: str, key: str, default):
-    value = field(field(field(contract, "budgets", {}) or {}, phase, {}) or {}, key, None)
-    return default if value is None else value
+def budgets_of(contract) -> Budgets:
+    """The contract's typed budgets; a plain-dict contract (tests, bench) goes through the same
+    strict parser, so its unknown keys are refused and its defaults are the contract's."""
+    value = field(contract, "budgets", None)
+    return value if isinstance(value, Budgets) else parse_budgets(value)
+
+
+def budget(contract, phase: str, key: str):
+    return budgets_of(contract).get(phase, key)
 
 
 def allowed_modules(contract) -> set[str]:
     return set(field(contract, "extends_allowed", None) or DEFAULT_ALLOWED)
 
 
-def limits_for(contract, phase: str, default_wall: float) -> Limits:
-    wall = float(budget(contract, phase, "wall_seconds", default_wall))
+def limits_for(contract, phase: str) -> Limits:
+    wall = float(budget(contract, phase, "wall_seconds"))
     return Limits(
         wall_seconds=wall,
         cpu_seconds=int(wall * 2) + 5,
-        heap_mb=int(budget(contract, phase, "heap_mb", 512)),
-        scratch_mb=int(budget(contract, phase, "scratch_mb", 256)),
+        heap_mb=int(budget(contract, phase, "heap_mb")),
+        scratch_mb=int(budget(contract, phase, "scratch_mb")),
     )

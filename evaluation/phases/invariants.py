@@ -43,15 +43,16 @@ from functools import lru_cache
 from evaluation import adapter_text
 from evaluation.adapter_check import identifiers, invented_variables
 from evaluation.contracts import Adapter, Contract
+from evaluation.phases.fairness import Fairness, spec_fairness
+from evaluation.phases.runtime import bound_definition
 from evaluation.results import InvariantOutcome, PhaseOutcome
 from evaluation.tla import messages as msg
-from evaluation.tla.sandbox import Limits, ToolRun, run_sany, run_tlc
+from evaluation.tla.sandbox import Limits, ToolRun, deterministic_args, run_sany, run_tlc
 from evaluation.tla.splitter import list_module
 
 # The modules a contract invariant may use; kept to standard modules so a contract module never
 # depends on what the spec EXTENDS.
 CONTRACT_EXTENDS = ("Integers", "Sequences", "FiniteSets", "TLC")
-FINGERPRINT_INDEX = 0
 # Spec or cfg rejected before any state was explored: every other run would fail the same way.
 SETUP_EXITS = (150, 151)
 EXIT_SAFETY_VIOLATED = 12
@@ -65,9 +66,18 @@ ACTION_LEVEL_REASON = (
     "[][...]_vars to make it a safety property over steps"
 )
 LEVEL_PROBE_LIMITS = Limits(wall_seconds=60, cpu_seconds=60, heap_mb=256)
-NO_SPEC_NOTE = (
-    "the spec defines no Spec, so this was checked under Init /\\ [][Next] without fairness"
+INIT, NEXT = "Init", "Next"
+NO_FAIRNESS_NOTE = (
+    "checked under Init /\\ [][Next]_vars without fairness (the spec's Spec declares no WF_/SF_)"
 )
+NO_SPEC_NOTE = (
+    "checked under Init /\\ [][Next]_vars without fairness (the spec defines no Spec to take "
+    "fairness from)"
+)
+INIT_DONE = 2190  # "Finished computing initial states: N distinct states generated"
+TRACE_CODES = (msg.BEHAVIOR, msg.STATE, 2264, 2122, 2218)
+_INIT_STATES = re.compile(r"(\d+) distinct states? generated")
+_DISTINCT = re.compile(r"(\d+) distinct states found")
 _QUEUE_EMPTY = re.compile(r"\b0 states left on queue")
 _STATE_HEAD = re.compile(r"^(\d+):\s*(.*)$")
 _LEVEL_ERROR = re.compile(
@@ -78,13 +88,12 @@ _VAR_LINE = re.compile(r"^(?:/\\\s+)?([A-Za-z_][A-Za-z0-9_]*)\s+=\s?(.*)$")
 
 def tlc_flags(contract: Contract) -> list[str]:
     """TLC flags for a P4 run (the sandbox always adds `-workers 1`, so BFS order and therefore
-    counterexamples are reproducible)."""
-    # TLC otherwise picks its fingerprint polynomial at random, and the liveness checker's
-    # search order (hence which counterexample it prints) depends on it.
-    flags: list[str] = ["-fp", str(FINGERPRINT_INDEX)]
+    counterexamples are reproducible; `-fp`/`-seed` fix the fingerprint polynomial, on which
+    the liveness checker's counterexample depends, and `RandomElement`)."""
+    flags: list[str] = []
     if contract.deadlock == "allowed":
         flags.append("-deadlock")  # in TLC this flag *disables* deadlock checking
-    return flags
+    return deterministic_args(flags, contract.budget("invariant", "seed"))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -123,15 +132,25 @@ class CheckModules:
     prefix: str
     modules: dict[str, str]
     root: str
-    behaviour: str  # the cfg lines selecting the behaviour (SPECIFICATION or INIT/NEXT)
     constants_cfg: str
-    has_fairness_spec: bool
+    fairness: Fairness
+    has_spec: bool
+    flags: list[str]
+    init: str = INIT
+    next: str = NEXT
 
     def check_name(self, invariant: str) -> str:
         return f"{self.prefix}_{invariant}"
 
-    def cfg(self, invariants: list[str] = (), properties: list[str] = ()) -> str:
-        lines = [self.constants_cfg, self.behaviour]
+    def cfg(self, invariants: list[str] = (), properties: list[str] = (), live=False) -> str:
+        r"""Safety runs explore P2's region: INIT/NEXT under P2's bound. Liveness runs take
+        Init /\ [][Next]_vars /\ the spec's fairness, unbounded (a bound would cut behaviours
+        short and make them look like they stop)."""
+        if live:
+            behaviour = f"SPECIFICATION {self.prefix}Live"
+        else:
+            behaviour = f"INIT {self.init}\nNEXT {self.next}\nCONSTRAINT {self.prefix}Bound"
+        lines = [self.constants_cfg, behaviour]
         lines += [f"INVARIANT {self.check_name(n)}" for n in invariants]
         lines += [f"PROPERTY {self.check_name(n)}" for n in properties]
         return "\n".join(line for line in lines if line) + "\n"
@@ -143,25 +162,51 @@ def build_modules(spec_text: str, contract: Contract, adapter: Adapter) -> Check
     contract_module = f"{prefix}Contract"
     root = f"{prefix}Check"
     spec_module = list_module(spec_text).module or contract.module
+    init, nxt = adapter_text.behaviour(adapter, spec_text)
+    # Fairness is read from the formula the submitter names (cfg SPECIFICATION), else `Spec`.
+    spec_name = adapter_text.specification(adapter, set(names.definitions)) or "Spec"
+    fairness = spec_fairness(spec_text, init, nxt, spec_name)
+    behaviour = _behaviour_text(prefix, spec_text, contract, fairness, init, nxt)
     modules = {
         spec_module: spec_text,
         contract_module: _contract_module_text(contract_module, contract),
-        root: _check_module_text(root, prefix, contract_module, contract, adapter, spec_module),
+        root: _check_module_text(
+            root, prefix, contract_module, contract, adapter, spec_module, behaviour
+        ),
     }
-    specification = adapter_text.specification(adapter, set(names.definitions))
-    if specification:
-        behaviour, fair = f"SPECIFICATION {specification}", True
-    else:
-        init, nxt = adapter_text.behaviour(adapter, spec_text)
-        behaviour, fair = f"INIT {init}\nNEXT {nxt}", False
     return CheckModules(
         prefix=prefix,
         modules=modules,
         root=root,
-        behaviour=behaviour,
         constants_cfg=_constants_cfg(prefix, names, contract, adapter),
-        has_fairness_spec=fair,
+        fairness=fairness,
+        has_spec=spec_name in names.definitions,
+        flags=tlc_flags(contract),
+        init=init,
+        next=nxt,
     )
+
+
+def _behaviour_text(
+    prefix: str, spec_text: str, contract: Contract, fairness: Fairness, init: str, nxt: str
+) -> list:
+    """The bound P2 explores within, the spec's variables, and the liveness behaviour."""
+    variables = list_module(spec_text).variables
+    lines = [
+        bound_definition(
+            f"{prefix}Bound",
+            contract.budget("runtime", "depth"),
+            contract.budget("runtime", "max_states"),
+        ),
+        f"{prefix}Vars == <<{', '.join(variables)}>>",
+    ]
+    fair = []
+    for i, body in enumerate(fairness.conjuncts):
+        lines.append(f"{prefix}Fair{i} ==\n{body}")
+        fair.append(f"{prefix}Fair{i}")
+    live = [init, f"[][{nxt}]_{prefix}Vars", *fair]
+    lines.append(f"{prefix}Live == " + " /\\ ".join(live))
+    return lines
 
 
 def _contract_module_text(name: str, contract: Contract) -> str:
@@ -232,10 +277,12 @@ def _level_error_lines(output: str, module: str) -> set[int]:
 
 
 def _check_module_text(
-    name, prefix, contract_module, contract: Contract, adapter, spec_module: str
+    name, prefix, contract_module, contract: Contract, adapter, spec_module: str, behaviour
 ) -> str:
-    parts = [f"---- MODULE {name} ----", f"EXTENDS {spec_module}"]
+    # TLC and Naturals for the bound (TLCGet, <), as in P2's wrapper.
+    parts = [f"---- MODULE {name} ----", f"EXTENDS {spec_module}, TLC, Naturals"]
     parts += adapter_text.prelude(adapter, prefix)
+    parts += behaviour
     for const, value in {**contract.constants, **adapter.constants}.items():
         parts.append(f"{prefix}K_{const} == {adapter_text.rewrite(value, prefix)}")
     for const, value in contract.constants.items():
@@ -337,9 +384,33 @@ def completed_without_error(run: ToolRun) -> bool:
     )
 
 
+def vacuity(run: ToolRun, min_states: int) -> str:
+    """Why a completed run is not a pass although nothing was violated ("" when it is one): it
+    explored no state beyond the initial ones, or fewer distinct states than the contract asks.
+    A spec whose Next never moves would otherwise satisfy every invariant."""
+    init = msg.first(run.messages, INIT_DONE)
+    final = msg.last(run.messages, msg.FINAL_STATS)
+    initial = _INIT_STATES.search(init.text) if init else None
+    distinct = _DISTINCT.search(final.text) if final else None
+    if initial is None or distinct is None:
+        return "TLC did not report how many states it explored, so the check is not a pass"
+    first, found = int(initial.group(1)), int(distinct.group(1))
+    if found <= first:
+        return (
+            f"not a pass: TLC explored no state beyond the {first} initial state(s) "
+            "(no step of Next was taken)"
+        )
+    if found < min_states:
+        return (
+            f"not a pass: TLC explored only {found} distinct states; the contract asks for at "
+            f"least {min_states}"
+        )
+    return ""
+
+
 def _error_text(run: ToolRun) -> str:
     """What went wrong, for the submitter: SANY's own text on a parse/semantic error (TLC prints
-    it untagged between messages 2220 and 2219), otherwise TLC's error messages."""
+    it untagged between messages 2220 and 2219), otherwise TLC's own error messages."""
     if msg.first(run.messages, msg.PARSE_FAILED) is not None:
         between = run.output.split("@!@!@ENDMSG 2220 @!@!@", 1)[-1]
         sany = between.split("@!@!@STARTMSG 2219", 1)[0]
@@ -348,8 +419,13 @@ def _error_text(run: ToolRun) -> str:
                 sany = sany[sany.index(marker) :]
                 break
         return "the spec and the contract do not fit together: " + _squeeze(sany)[:1500]
-    errors = [m.text for m in msg.errors(run.messages)]
-    text = "\n".join(errors) if errors else (run.note or run.output[-1500:])
+    errors = [m.text for m in msg.errors(run.messages) if m.code not in TRACE_CODES]
+    if errors:
+        text = "\n".join(errors)
+    else:
+        # No tagged error (a crash of the JVM, a limit): TLC's last words, then ours.
+        untagged = re.sub(r"@!@!@(START|END)MSG[^\n]*\n?", "", run.output).strip()
+        text = "\n".join(filter(None, [untagged[-1200:], run.note]))
     if "is not assigned a value" in text:
         text += (
             " (constants the contract does not pin get their value from the adapter's `constants`)"
@@ -362,22 +438,29 @@ def _squeeze(text: str) -> str:
 
 
 def verdict_from_run(
-    name: str, kind: str, run: ToolRun, budget: float, mode: str | None = None
+    name: str,
+    kind: str,
+    run: ToolRun,
+    budget: float,
+    mode: str | None = None,
+    min_states: int = 2,
 ) -> InvariantOutcome:
     """One invariant's verdict from a TLC run that checked it alone (as `mode`, by default the
-    kind's usual one)."""
+    kind's usual one). Any violation TLC reports is a violation, whatever the mode."""
     mode = mode or (INVARIANT if kind == "safety" else PROPERTY)
     if run.status == "timeout":
         reason = f"no verdict within the {budget:g} s budget for this invariant (counts as failed)"
         return InvariantOutcome(name, kind, "timeout", reason)
     if completed_without_error(run):
+        vacuous = vacuity(run, min_states)
+        if vacuous:
+            return InvariantOutcome(name, kind, "error", vacuous)
         return InvariantOutcome(name, kind, "holds")
-    expected = EXIT_SAFETY_VIOLATED if mode == INVARIANT else EXIT_LIVENESS_VIOLATED
-    if run.status == "error" and run.exit_code == expected:
+    if run.status == "error" and run.exit_code in (EXIT_SAFETY_VIOLATED, EXIT_LIVENESS_VIOLATED):
         trace = parse_trace(run.messages)
         reason = (
             "TLC reached a state that violates it"
-            if mode == INVARIANT
+            if run.exit_code == EXIT_SAFETY_VIOLATED
             else "TLC found a behaviour of the spec that violates it"
         )
         return InvariantOutcome(name, kind, "violated", reason, trace)
@@ -387,7 +470,7 @@ def verdict_from_run(
             "'error'), so the invariant could not be established"
         )
         return InvariantOutcome(name, kind, "error", reason, parse_trace(run.messages))
-    reason = f"TLC could not check it (status {run.status}, exit code {run.exit_code}): "
+    reason = f"TLC could not check it (exit code {run.exit_code}): "
     return InvariantOutcome(name, kind, "error", reason + _error_text(run))
 
 
@@ -397,22 +480,33 @@ def verdict_from_run(
 
 @dataclass
 class _Budget:
+    """Joint runs share `invariants.wall_seconds`; every invariant left undecided then gets its
+    own `per_invariant_seconds`, whatever the joint runs used (so no verdict is lost to another
+    invariant's slowness)."""
+
+    joint_deadline: float
     per_invariant: float
-    phase_deadline: float
-    heap_mb: int | None
+    heap_mb: int
+    scratch_mb: int
+    min_states: int
     runs: list[dict] = field(default_factory=list)
     # Set when TLC rejects the modules or cfg themselves: every run would fail the same way.
     fatal: str = ""
 
-    def limits(self) -> Limits | None:
-        left = self.phase_deadline - time.monotonic()
-        if left < 1:
-            return None
-        wall = min(self.per_invariant, left)
-        limits = Limits(wall_seconds=wall, cpu_seconds=int(wall * 2) + 5)
-        if self.heap_mb:
-            limits.heap_mb = self.heap_mb
-        return limits
+    def joint(self) -> Limits | None:
+        left = self.joint_deadline - time.monotonic()
+        return self._limits(left) if left >= 1 else None
+
+    def alone(self) -> Limits:
+        return self._limits(self.per_invariant)
+
+    def _limits(self, wall: float) -> Limits:
+        return Limits(
+            wall_seconds=wall,
+            cpu_seconds=int(wall * 2) + 5,
+            heap_mb=self.heap_mb,
+            scratch_mb=self.scratch_mb,
+        )
 
 
 def check_invariants(
@@ -429,26 +523,36 @@ def check_invariants(
         return PhaseOutcome("invariant", "n/a", None, details)
     check = build_modules(spec_text, contract, adapter)
     budget = _Budget(
-        per_invariant=float(contract.budget("invariant", "per_invariant_seconds", 60)),
-        phase_deadline=started + float(contract.budget("invariant", "wall_seconds", 120)),
-        heap_mb=contract.budget("invariant", "heap_mb"),
+        joint_deadline=started + float(contract.budget("invariant", "wall_seconds")),
+        per_invariant=float(contract.budget("invariant", "per_invariant_seconds")),
+        heap_mb=int(contract.budget("invariant", "heap_mb")),
+        scratch_mb=int(contract.budget("invariant", "scratch_mb")),
+        min_states=int(contract.budget("invariant", "min_states")),
     )
     modes = check_modes(contract)
-    verdicts = _check_all(check, contract, modes, budget)
+    live = _live_names(contract, modes)
+    verdicts = _check_all(check, contract, modes, live, budget)
     outcomes = [verdicts[inv.name] for inv in contract.invariants]
     _not_modelled(outcomes, contract, adapter, spec_text, details)
-    if not check.has_fairness_spec:
-        for outcome in outcomes:
-            if outcome.kind == "liveness":
-                outcome.reason = "; ".join(filter(None, [outcome.reason, NO_SPEC_NOTE]))
+    note = "" if check.fairness.conjuncts else NO_FAIRNESS_NOTE if check.has_spec else NO_SPEC_NOTE
+    for outcome in outcomes:
+        if note and outcome.name in live:
+            outcome.reason = "; ".join(filter(None, [outcome.reason, note]))
     holds = sum(1 for o in outcomes if o.verdict == "holds")
     details.update(
         {
             "holds": holds,
             "total": len(outcomes),
-            "behaviour": check.behaviour.replace("\n", " "),
-            "fairness": "the spec's own Spec" if check.has_fairness_spec else "none",
+            "behaviour": (
+                f"Init /\\ [][Next]_vars within P2's bound (depth "
+                f"{contract.budget('runtime', 'depth')}, "
+                f"{contract.budget('runtime', 'max_states')} distinct states)"
+            ),
+            "liveness_behaviour": "Init /\\ [][Next]_vars /\\ fairness",
+            "fairness": [" ".join(c.split()) for c in check.fairness.conjuncts] or "none",
+            "fairness_dropped": check.fairness.dropped,
             "check_modes": modes,
+            "liveness": sorted(live),
             "runs": budget.runs,
         }
     )
@@ -480,66 +584,87 @@ def _not_modelled(outcomes, contract, adapter, spec_text, details) -> None:
             )
 
 
-def _check_all(check: CheckModules, contract: Contract, modes: dict, budget: _Budget) -> dict:
+def _live_names(contract: Contract, modes: dict[str, str]) -> set[str]:
+    """Temporal liveness properties: checked under fairness and without P2's bound. Everything
+    else (state invariants, `[][A]_v` safety) is checked on P2's bounded region."""
+    return {
+        inv.name
+        for inv in contract.invariants
+        if modes[inv.name] == PROPERTY and inv.kind == "liveness"
+    }
+
+
+def _check_all(check, contract: Contract, modes: dict, live: set, budget: _Budget) -> dict:
     kinds = {inv.name: inv.kind for inv in contract.invariants}
     verdicts = {
         name: InvariantOutcome(name, kinds[name], "error", ACTION_LEVEL_REASON)
         for name, mode in modes.items()
         if mode == ACTION
     }
-    checkable = {name: mode for name, mode in modes.items() if mode != ACTION}
-    verdicts.update(_check_together(check, contract, kinds, checkable, budget))
+    checkable = [inv.name for inv in contract.invariants if modes[inv.name] != ACTION]
+    for group_live in (False, True):
+        group = [n for n in checkable if (n in live) == group_live]
+        verdicts.update(_check_together(check, kinds, modes, group, group_live, budget))
     for inv in contract.invariants:
         if inv.name not in verdicts:
             verdicts[inv.name] = _check_one(
-                check, contract, inv.name, inv.kind, modes[inv.name], budget
+                check, inv.name, inv.kind, modes[inv.name], inv.name in live, budget
             )
     return verdicts
 
 
-def _check_together(check, contract, kinds: dict, modes: dict[str, str], budget: _Budget) -> dict:
+def _check_together(check, kinds, modes, names: list[str], live: bool, budget: _Budget) -> dict:
     """Invariants in one TLC run while that still separates the verdicts.
 
-    - A clean run (every state explored, no error) means each invariant in it holds.
+    - A clean run (every state explored, no error) means each invariant in it holds (or, when
+      it explored nothing beyond Init, that none does: the exploration is the same alone).
     - A safety violation names the invariant in TLC's 2110 message, which a spec cannot forge
       (it contains the generated prefix, a hash of the spec text that the text does not
       contain). BFS explores states in the same order whatever is checked, so the bad state it
       stopped at is also the first an individual run of that invariant would find, with the same
       shortest trace: that invariant is violated with exactly this counterexample, and the rest
       are run together again.
-    - A temporal violation (exit 13) does not say which property failed, and may come before the
-      state space is exhausted: the PROPERTYs (liveness, and safety of the form `[][A]_v`) are
-      then checked one by one, and the state INVARIANTs together again.
+    - A temporal violation (exit 13) does not say which property failed unless only one was in
+      the run; otherwise the PROPERTYs are checked one by one, and the INVARIANTs together again.
     - Anything else (timeout, error) says nothing about a single invariant: all that remain are
-      checked one by one.
+      checked one by one, each with its own budget.
     """
     verdicts: dict[str, InvariantOutcome] = {}
-    remaining = list(modes)
+    remaining = list(names)
     while len(remaining) > 1 and not budget.fatal:
         invariants = [n for n in remaining if modes[n] == INVARIANT]
         properties = [n for n in remaining if modes[n] == PROPERTY]
-        label = f"together: {', '.join(remaining)}"
-        cfg = check.cfg(invariants=invariants, properties=properties)
-        run = _run(check, contract, cfg, budget, label)
+        cfg = check.cfg(invariants=invariants, properties=properties, live=live)
+        run = _run(check, cfg, budget.joint(), budget, f"together: {', '.join(remaining)}")
         if run is None:
             break
         if completed_without_error(run):
+            vacuous = vacuity(run, budget.min_states)
             for name in remaining:
                 verdicts[name] = InvariantOutcome(
-                    name, kinds[name], "holds", "checked together with the other invariants"
+                    name,
+                    kinds[name],
+                    "error" if vacuous else "holds",
+                    vacuous or "checked together with the other invariants",
                 )
             break
         violated = _violated_name(check, run, invariants)
+        if violated is None and _temporal_violation(run) and len(properties) == 1:
+            violated = properties[0]
         if violated is not None:
             verdicts[violated] = verdict_from_run(
-                violated, kinds[violated], run, budget.per_invariant, INVARIANT
+                violated, kinds[violated], run, budget.per_invariant, modes[violated]
             )
             remaining.remove(violated)
-        elif run.exit_code == EXIT_LIVENESS_VIOLATED and run.status == "error" and properties:
+        elif _temporal_violation(run):
             remaining = invariants
         else:
             break
     return verdicts
+
+
+def _temporal_violation(run: ToolRun) -> bool:
+    return run.status == "error" and run.exit_code == EXIT_LIVENESS_VIOLATED
 
 
 def _violated_name(check: CheckModules, run: ToolRun, names: list[str]) -> str | None:
@@ -552,23 +677,22 @@ def _violated_name(check: CheckModules, run: ToolRun, names: list[str]) -> str |
     return match.group(1) if match and match.group(1) in names else None
 
 
-def _check_one(check, contract, name: str, kind: str, mode: str, budget) -> InvariantOutcome:
+def _check_one(check, name: str, kind: str, mode: str, live: bool, budget) -> InvariantOutcome:
     if budget.fatal:
         return InvariantOutcome(name, kind, "error", budget.fatal)
-    cfg = check.cfg(invariants=[name]) if mode == INVARIANT else check.cfg(properties=[name])
-    run = _run(check, contract, cfg, budget, name)
-    if run is None:
-        return InvariantOutcome(
-            name, kind, "timeout", "the phase's time budget ran out before this invariant"
-        )
-    return verdict_from_run(name, kind, run, budget.per_invariant, mode)
+    cfg = (
+        check.cfg(invariants=[name], live=live)
+        if mode == INVARIANT
+        else check.cfg(properties=[name], live=live)
+    )
+    run = _run(check, cfg, budget.alone(), budget, name)
+    return verdict_from_run(name, kind, run, budget.per_invariant, mode, budget.min_states)
 
 
-def _run(check, contract, cfg: str, budget: _Budget, label: str) -> ToolRun | None:
-    limits = budget.limits()
+def _run(check, cfg: str, limits: Limits | None, budget: _Budget, label: str) -> ToolRun | None:
     if limits is None:
         return None
-    run = run_tlc(check.modules, check.root, cfg, tlc_flags(contract), limits)
+    run = run_tlc(check.modules, check.root, cfg, check.flags, limits)
     budget.runs.append(
         {
             "checked": label,

@@ -71,8 +71,13 @@ def check_runtime(
     if refused or listing.module is None:
         details["error"] = "; ".join(refused) or "no MODULE header"
         return _outcome("error", 0.0, details, [], started)
-    limits = limits_for(contract, "runtime", 60)
+    limits = limits_for(contract, "runtime")
     deadline = started + limits.wall_seconds
+    args = sandbox.deterministic_args(
+        ["-coverage", "1"] + (["-deadlock"] if settings["deadlock"] == "allowed" else []),
+        settings["seed"],
+    )
+    details["tlc_flags"] = args
     text, universe, failed, runs = spec_text, None, {}, 0
     while True:
         limits.wall_seconds = max(1.0, deadline - time.monotonic())
@@ -80,7 +85,7 @@ def check_runtime(
             {module: text, WRAPPER: _wrapper(module, settings)},
             WRAPPER,
             _cfg(settings),
-            ["-coverage", "1"] + (["-deadlock"] if settings["deadlock"] == "allowed" else []),
+            args,
             limits,
         )
         runs += 1
@@ -97,6 +102,8 @@ def check_runtime(
                 error = _error_detail(run.messages)
                 for key in blamed:
                     failed[key] = error
+                if all(a["key"] in failed for a in universe or coverage):
+                    break  # nothing left to run: every action failed
                 text = _disable(text, [a for a in coverage if a["key"] in blamed])
                 continue
         break
@@ -104,20 +111,31 @@ def check_runtime(
 
 
 def _finish(run, universe, coverage, failed, details, started) -> PhaseOutcome:
+    """Only a completed exploration is scored: anything else (an error no action can be blamed
+    for, a deadlock under policy `error`, the scratch cap, a run that printed no coverage) makes
+    the phase `error` with TLC's own message and P2 = 0."""
     final = msg.last(run.messages, msg.FINAL_STATS)
     distinct = _DISTINCT.search(final.text) if final else None
     details["distinct_states"] = int(distinct.group(1)) if distinct else None
     details["exit_code"] = run.exit_code
-    details["completed"] = run.status == "ok"
+    details["completed"] = run.status == "ok" and coverage is not None
+    unscored = _actions(universe, {}, failed)
+    if universe and all(a["key"] in failed for a in universe):
+        return _outcome("ran", 0.0, details, unscored, started)
     if run.exit_code == 11:
         details["deadlock_found"] = _error_detail(run.messages)
-    elif run.status != "ok":
-        details["error"] = {**_error_detail(run.messages), "note": run.note}
+    if run.status != "ok":
+        error = _error_detail(run.messages)
+        if not error["message"]:
+            error["message"] = run.note or f"TLC exited with {run.exit_code}"
+        details["error"] = {**error, "note": run.note}
+        return _outcome("error", 0.0, details, unscored, started)
+    if coverage is None:
+        details["error"] = {"message": "TLC finished but printed no coverage report"}
+        return _outcome("error", 0.0, details, unscored, started)
     if not universe:
-        details.setdefault("error", {"message": run.note or "TLC reported no actions"})
-        return _outcome(
-            "ran" if run.exit_code in (0, 11, 75) else "error", 0.0, details, [], started
-        )
+        details["error"] = {"message": "TLC reported no actions of Next"}
+        return _outcome("ran", 0.0, details, [], started)
     counts = {a["key"]: a for a in coverage}
     actions = _actions(universe, counts, failed)
     score = sum(a.passed for a in actions) / len(actions)
@@ -157,8 +175,9 @@ def _settings(contract, adapter, listing, spec_text: str) -> dict:
     values = {**pinned, **adapter.constants}
     init, nxt = adapter_text.behaviour(adapter, spec_text)
     return {
-        "depth": int(budget(contract, "runtime", "depth", 25)),
-        "max_states": int(budget(contract, "runtime", "max_states", 20000)),
+        "depth": int(budget(contract, "runtime", "depth")),
+        "max_states": int(budget(contract, "runtime", "max_states")),
+        "seed": int(budget(contract, "runtime", "seed")),
         "deadlock": str(field(contract, "deadlock", None) or "allowed"),
         "constants": {k: v for k, v in values.items() if k in listing.constants},
         "model_values": list(adapter.model_values),
@@ -175,11 +194,14 @@ def _wrapper(module: str, settings: dict) -> str:
     for name, value in settings["constants"].items():
         sandbox.validate_module_name(name)
         lines.append(f"_c_{name} == {adapter_text.rewrite(value, '_h_')}")
-    lines.append(
-        f'_Bound == TLCGet("level") < {settings["depth"]} '
-        f'/\\ TLCGet("distinct") < {settings["max_states"]}'
-    )
+    lines.append(bound_definition("_Bound", settings["depth"], settings["max_states"]))
     return "\n".join(lines + ["===="]) + "\n"
+
+
+def bound_definition(name: str, depth: int, max_states: int) -> str:
+    """The state constraint bounding P2's exploration; P4 checks safety on the same region.
+    Its module must EXTEND TLC and Naturals (or Integers)."""
+    return f'{name} == TLCGet("level") < {int(depth)} /\\ TLCGet("distinct") < {int(max_states)}'
 
 
 def _cfg(settings: dict) -> str:

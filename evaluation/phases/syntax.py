@@ -48,7 +48,7 @@ def check_syntax(spec_text: str, contract=None) -> PhaseOutcome:
     listing = list_module(spec_text)
     # The spec keeps its own module name (`1_mutex`); the contract's is only a fallback.
     module = listing.module or field(contract, "module", None) or "Spec"
-    limits = limits_for(contract, "syntax", 60)
+    limits = limits_for(contract, "syntax")
     details: dict = {"module": module, "declared_module": listing.module}
     problems = _whole_module_problems(spec_text, listing, module, contract)
     whole = None

@@ -2,8 +2,15 @@
 
 Run as a script (`python -I -S _launch.py ...`) inside `unshare --mount --net` so the mount and
 the limits apply to the tool only, with no shell and no `preexec_fn` (unsafe with threads).
-argv: CPU_SECONDS SCRATCH_DIR SCRATCH_MB MOUNT(0|1) -- COMMAND...
+argv: CPU_SECONDS SCRATCH_DIR SCRATCH_MB MOUNT(0|1) PARENT_PID -- COMMAND...
 Exit 120 means the sandbox itself could not be set up.
+
+The tool gets a parent-death signal (prctl PR_SET_PDEATHSIG, SIGKILL): it survives the exec, so
+the JVM is killed by the kernel as soon as the scoring process dies, however it dies (SIGKILL of
+an rq work-horse skips every `finally`). `unshare` (no --fork) and this script both exec, so the
+JVM's parent is the scoring process itself. Linux ties the signal to the parent *thread*; the
+sandbox waits for the tool in the thread that started it, so that thread outlives the tool.
+PARENT_PID closes the race where the parent died before prctl: then the launcher exits at once.
 """
 
 import ctypes
@@ -13,6 +20,16 @@ import sys
 
 MS_NOSUID, MS_NODEV = 2, 4
 SETUP_FAILED = 120
+PR_SET_PDEATHSIG = 1
+SIGKILL = 9
+
+
+def _die_with_parent(parent_pid):
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
+    if os.getppid() != parent_pid:
+        raise OSError(0, "the scoring process died before the tool started")
 
 
 def _mount_tmpfs(path, size_mb):
@@ -23,9 +40,10 @@ def _mount_tmpfs(path, size_mb):
 
 
 def main(argv):
-    cpu_seconds, scratch, scratch_mb, mount = argv[:4]
+    cpu_seconds, scratch, scratch_mb, mount, parent_pid = argv[:5]
     command = argv[argv.index("--") + 1 :]
     try:
+        _die_with_parent(int(parent_pid))
         if mount == "1":
             _mount_tmpfs(scratch, int(scratch_mb))
         for sub in ("tmp", "home", "meta"):

@@ -60,6 +60,9 @@ SANY_ERROR_MARKERS = (
 DISK_FULL = "No space left on device"
 QUEUE_DONE = re.compile(r"\b0 states left on queue")
 TLCSET = re.compile(r"\bTLCSet\b")
+# Fixed on every TLC call (see `deterministic_args`); a contract may choose its own seed.
+FINGERPRINT_INDEX = 0
+DEFAULT_SEED = 1
 
 
 class SandboxError(ValueError):
@@ -252,6 +255,7 @@ def _wrap(command: list[str], run_dir: Path, limits: Limits) -> list[str]:
         str(run_dir / "scratch"),
         str(int(limits.scratch_mb)),
         "1" if namespaces else "0",
+        str(os.getpid()),
         "--",
         *command,
     ]
@@ -354,29 +358,39 @@ def _execute(argv: list[str], run_dir: Path, limits: Limits) -> _Raw:
     capture = _Capture()
     reader = threading.Thread(target=_pump, args=(proc.stdout, capture), daemon=True)
     reader.start()
-    killed_for = ""
+    try:
+        killed_for = _watch(proc, run_dir, limits, start)
+        proc.wait()
+    finally:
+        # Every exit path, including an exception raised in the poll loop (a job timeout's
+        # signal handler, KeyboardInterrupt): the JVM and anything it started die with the call.
+        _kill_group(proc)
+        proc.wait()
+        reader.join(timeout=5)
+    return _Raw(
+        proc.returncode, capture.text(), capture.truncated, time.monotonic() - start, killed_for
+    )
+
+
+def _watch(proc: subprocess.Popen, run_dir: Path, limits: Limits, start: float) -> str:
+    """Poll until the tool ends or a limit is hit; returns what it was killed for ("" if none)."""
     watch_scratch = not _can_unshare()
     cap_bytes = int(limits.scratch_mb) * 1024 * 1024
     deadline = start + float(limits.wall_seconds)
     while proc.poll() is None:
+        killed_for = ""
         if time.monotonic() >= deadline:
             killed_for = "wall"
         elif watch_scratch and _dir_size(run_dir / "scratch") > cap_bytes:
             killed_for = "scratch"
         if killed_for:
             _kill_group(proc)
-            break
+            return killed_for
         try:
             proc.wait(timeout=0.05 if time.monotonic() - start < 2 else 0.2)
         except subprocess.TimeoutExpired:
             pass
-    proc.wait()
-    # The JVM may leave children in its group; the group is killed in any case.
-    _kill_group(proc)
-    reader.join(timeout=5)
-    return _Raw(
-        proc.returncode, capture.text(), capture.truncated, time.monotonic() - start, killed_for
-    )
+    return ""
 
 
 def _run(
@@ -461,8 +475,11 @@ def run_tlc(
     cfg: str,
     extra_args: list[str] | None = None,
     limits: Limits | None = None,
+    *,
+    seed: int | None = None,
 ) -> ToolRun:
-    """TLC in tool mode on `root` with `cfg`.
+    """TLC in tool mode on `root` with `cfg`, always with a fixed `-seed` and `-fp`
+    (`deterministic_args`).
 
     status ok requires exit 0 and, for a model check (not `-simulate`), the final 2199 message
     saying 0 states were left on the queue: an early stop is never a pass. Modules that use
@@ -473,6 +490,7 @@ def run_tlc(
     reserved = RESERVED_ARGS.intersection(extra_args)
     if reserved:
         raise SandboxError(f"reserved TLC argument(s) {sorted(reserved)}")
+    extra_args = deterministic_args(extra_args, seed)
     forging = sorted(name for name, text in modules.items() if uses_tlcset(text))
     if forging:
         return ToolRun("tlc", "error", None, [], "", 0.0, "", f"refused: TLCSet used in {forging}")
@@ -495,6 +513,21 @@ def run_tlc(
         raw.truncated,
         JVM_FLAGS + [f"-Xmx{limits.heap_mb}m", "-workers", "1"] + extra_args,
     )
+
+
+def deterministic_args(extra_args: list[str], seed: int | None = None) -> list[str]:
+    """`extra_args` plus the flags that make a run repeatable, unless already given.
+
+    Without them TLC draws its seed (`RandomElement`, `-simulate`) and its fingerprint
+    polynomial (which state a collision drops, the liveness checker's search order) at random
+    on every run, so the same spec could score differently from one run to the next.
+    """
+    args = list(extra_args)
+    if "-fp" not in args:
+        args += ["-fp", str(FINGERPRINT_INDEX)]
+    if "-seed" not in args:
+        args += ["-seed", str(DEFAULT_SEED if seed is None else int(seed))]
+    return args
 
 
 def _tlc_status(

@@ -1,0 +1,134 @@
+"""Per-phase budgets of a task contract (`budgets:` in task.yaml), typed and strict.
+
+Each phase has exactly the keys its code reads, each with one default defined here and nowhere
+else (docs/ARCHITECTURE.md lists the same table). A key a phase does not read is refused when the
+contract loads: a budget that is accepted but ignored says one thing and does another.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, fields
+
+
+@dataclass(frozen=True)
+class SyntaxBudget:
+    wall_seconds: float = 60.0  # wall clock per SANY call (CPU limit = 2 × wall + 5 s)
+    heap_mb: int = 512  # -Xmx of the JVM
+    scratch_mb: int = 256  # size cap of the run's scratch space (tmpdir, home)
+
+
+@dataclass(frozen=True)
+class RuntimeBudget:
+    wall_seconds: float = 60.0  # wall clock for all P2 TLC runs together
+    heap_mb: int = 512
+    scratch_mb: int = 256  # size cap of TLC's state queue on disk
+    depth: int = 100  # BFS bound: TLCGet("level") < depth (P2 and P4 explore the same region)
+    max_states: int = 20000  # BFS bound: TLCGet("distinct") < max_states
+    seed: int = 1  # TLC -seed (RandomElement); the fingerprint records it
+
+
+@dataclass(frozen=True)
+class ConformanceBudget:
+    wall_seconds: float = 300.0  # wall clock for all P3 TLC runs together
+    heap_mb: int = 512
+    scratch_mb: int = 256
+    depth: int = 4  # auxiliary-state rule 3: states reachable within this many steps
+    max_states: int = 2000  # ... and at most this many of them
+    seed: int = 1
+
+
+@dataclass(frozen=True)
+class InvariantBudget:
+    wall_seconds: float = 120.0  # wall clock for the joint runs (all invariants in one TLC run)
+    per_invariant_seconds: float = 60.0  # wall clock for each invariant checked alone
+    heap_mb: int = 512
+    scratch_mb: int = 256
+    min_states: int = 2  # a check that explored fewer distinct states is not a pass
+    seed: int = 1
+
+
+PHASE_BUDGETS = {
+    "syntax": SyntaxBudget,
+    "runtime": RuntimeBudget,
+    "conformance": ConformanceBudget,
+    "invariant": InvariantBudget,
+}
+
+
+class BudgetError(ValueError):
+    """A budget section names an unknown phase or key, or a value of the wrong type."""
+
+
+@dataclass(frozen=True)
+class Budgets:
+    syntax: SyntaxBudget = SyntaxBudget()
+    runtime: RuntimeBudget = RuntimeBudget()
+    conformance: ConformanceBudget = ConformanceBudget()
+    invariant: InvariantBudget = InvariantBudget()
+
+    def get(self, phase: str, key: str):
+        section = getattr(self, phase, None)
+        if section is None or key not in {f.name for f in fields(section)}:
+            raise KeyError(f"no budget {phase}.{key}")
+        return getattr(section, key)
+
+    def with_(self, phase: str, **changes) -> Budgets:
+        """A copy with some keys of one phase changed (checked like the YAML)."""
+        current = dataclasses.asdict(getattr(self, phase))
+        section = _section(phase, {**current, **changes})
+        return dataclasses.replace(self, **{phase: section})
+
+    def worst_case_seconds(self, invariants: int) -> float:
+        """Wall clock a whole scoring may take: every phase's budget, plus P4's per-invariant
+        runs after its joint runs (the container and job timeouts must stay above this)."""
+        phases = sum(getattr(self, phase).wall_seconds for phase in PHASE_BUDGETS)
+        return phases + invariants * self.invariant.per_invariant_seconds
+
+    def as_dict(self) -> dict[str, dict]:
+        return {phase: dataclasses.asdict(getattr(self, phase)) for phase in PHASE_BUDGETS}
+
+
+def parse_budgets(value) -> Budgets:
+    """`budgets:` as read from YAML (None means every default); raises BudgetError."""
+    if value is None:
+        return Budgets()
+    if not isinstance(value, dict):
+        raise BudgetError(f"expected a mapping of phases, got {type(value).__name__}")
+    unknown = sorted(set(map(str, value)) - set(PHASE_BUDGETS))
+    if unknown:
+        raise BudgetError(
+            f"unknown phase(s) {', '.join(unknown)} (known: {', '.join(PHASE_BUDGETS)})"
+        )
+    return Budgets(**{phase: _section(phase, keys or {}) for phase, keys in value.items()})
+
+
+def _section(phase: str, keys):
+    cls = PHASE_BUDGETS[phase]
+    if not isinstance(keys, dict):
+        raise BudgetError(f"{phase}: expected a mapping, got {type(keys).__name__}")
+    known = {f.name: f for f in fields(cls)}
+    unknown = sorted(set(map(str, keys)) - set(known))
+    if unknown:
+        raise BudgetError(
+            f"{phase}: unknown key(s) {', '.join(unknown)} (known: {', '.join(known)})"
+        )
+    values = {}
+    for name, value in keys.items():
+        values[name] = _typed(f"{phase}.{name}", known[name].type, value)
+    return cls(**values)
+
+
+def _typed(where: str, kind: str, value):
+    # bool is an int in Python; `depth: true` is a typo, not 1.
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise BudgetError(f"{where}: expected a number, got {value!r}")
+    if kind == "int":
+        if value != int(value):
+            raise BudgetError(f"{where}: expected a whole number, got {value!r}")
+        value = int(value)
+        if where.endswith(".seed"):
+            return value
+    if value <= 0:
+        raise BudgetError(f"{where}: must be positive, got {value!r}")
+    return float(value) if kind == "float" else value
