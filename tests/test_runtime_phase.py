@@ -1,5 +1,7 @@
 """P2: bounded deterministic BFS, per-action coverage, evaluation errors blamed per action."""
 
+import json
+
 import pytest
 
 from evaluation.phases.runtime import check_runtime, runtime_passed
@@ -103,3 +105,81 @@ def test_error_located_only_by_nested_positions_is_blamed_on_its_action():
     )
     assert actions["A"].passed == 1 and actions["B"].passed == 1
     assert outcome.score == 0.5
+
+
+UNFINGERPRINTABLE = r"""---- MODULE rt ----
+EXTENDS Naturals, TLC
+CONSTANT Procs
+VARIABLES x
+Init == x = 0
+Step == x = 0 /\ x' = 1
+Grow == x = 1 /\ x' = Nat
+Next == Step \/ Grow
+====
+"""
+
+
+def test_a_crash_no_action_can_be_blamed_for_is_a_phase_error_with_tlcs_message():
+    # TLC cannot fingerprint a successor holding Nat; its error names no position of an action.
+    outcome = check_runtime(UNFINGERPRINTABLE, contract())
+    assert (outcome.status, outcome.score) == ("error", 0.0)
+    assert not outcome.details["completed"]
+    assert "contains Nat" in outcome.details["error"]["message"]
+    assert not runtime_passed(outcome)
+
+
+def test_an_assert_in_the_only_action_fails_that_action_and_nothing_crashes():
+    # Disabling the failing action leaves `Next == FALSE`: the rerun prints no coverage.
+    spec = SPEC.replace(
+        "Next == \\/ \\E i \\in Procs : A(i)\n        \\/ B\n        \\/ Bad\n        \\/ Never",
+        "Next == x' = 1 /\\ y' = 1 /\\ Assert(FALSE, \"boom\")",
+    )
+    spec = spec.replace("Next ==", "Only ==").replace("====", "Next == Only\n====")
+    outcome = check_runtime(spec, contract())
+    assert (outcome.status, outcome.score) == ("ran", 0.0)
+    [only] = outcome.actions
+    assert only.action == "Only" and only.passed == 0
+    assert '"boom"' in only.detail["error"]["message"]
+
+
+RANDOM = r"""---- MODULE rt ----
+EXTENDS Naturals, TLC
+VARIABLES x
+Init == x = 0
+Pick == x = 0 /\ x' = RandomElement(1..4)
+F1 == x = 1 /\ x' = 10
+F2 == x = 2 /\ x' = 20
+F3 == x = 3 /\ x' = 30
+F4 == x = 4 /\ x' = 40
+Next == Pick \/ F1 \/ F2 \/ F3 \/ F4
+====
+"""
+SCORE_IN_A_PROCESS = """
+import json, sys
+from evaluation.phases.runtime import check_runtime
+contract = {"module": "rt", "deadlock": "allowed", "budgets": {"runtime": {"depth": 10}}}
+outcome = check_runtime(sys.stdin.read(), contract)
+print(json.dumps([outcome.status, outcome.score, [(a.action, a.passed) for a in outcome.actions]]))
+"""
+
+
+def test_a_spec_using_random_element_scores_the_same_in_six_processes():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    results = {
+        subprocess.run(
+            [sys.executable, "-c", SCORE_IN_A_PROCESS],
+            input=RANDOM,
+            capture_output=True,
+            text=True,
+            cwd=root,
+            check=True,
+        ).stdout.strip()
+        for _ in range(6)
+    }
+    assert len(results) == 1, results
+    status, score, _actions = json.loads(results.pop())
+    assert (status, score) == ("ran", 0.4)  # Pick and exactly one F<i>

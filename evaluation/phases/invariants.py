@@ -38,7 +38,6 @@ import hashlib
 import re
 import time
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from evaluation import adapter_text
 from evaluation.adapter_check import identifiers, invented_variables
@@ -235,8 +234,27 @@ def check_modes(contract: Contract) -> dict[str, str]:
     return levels
 
 
-@lru_cache(maxsize=64)
+# SANY's answers, per contract text. Only answers are kept: a probe that timed out or crashed
+# (a loaded machine) is asked again next time, never remembered as "unknown" for the life of
+# the worker.
+_LEVELS_CACHE: dict[tuple[str, tuple[str, ...]], dict[str, str] | None] = {}
+LEVELS_CACHE_SIZE = 64
+
+
 def _probe_levels(contract_text: str, names: tuple[str, ...]) -> dict[str, str] | None:
+    key = (contract_text, names)
+    if key in _LEVELS_CACHE:
+        return _LEVELS_CACHE[key]
+    answered, levels = _ask_levels(contract_text, names)
+    if answered:
+        if len(_LEVELS_CACHE) >= LEVELS_CACHE_SIZE:
+            _LEVELS_CACHE.pop(next(iter(_LEVELS_CACHE)))
+        _LEVELS_CACHE[key] = levels
+    return levels
+
+
+def _ask_levels(contract_text: str, names: tuple[str, ...]) -> tuple[bool, dict | None]:
+    """(SANY answered, levels); levels None when SANY's answer does not give them."""
     prefix = name_prefix(contract_text)
     probe = f"{prefix}Probe"
     lines = [f"---- MODULE {probe} ----", "EXTENDS SMBLevels"]
@@ -250,19 +268,19 @@ def _probe_levels(contract_text: str, names: tuple[str, ...]) -> dict[str, str] 
     modules = {"SMBLevels": contract_text, probe: "\n".join(lines) + "\n"}
     run = run_sany(modules, probe, LEVEL_PROBE_LIMITS)
     if run.status == "ok":
-        return dict.fromkeys(names, INVARIANT)
-    if run.status != "error":
-        return None
+        return True, dict.fromkeys(names, INVARIANT)
+    if run.status != "error" or not run.output.strip():
+        return False, None
     failed = _level_error_lines(run.output, probe)
     if not failed or not failed <= state_line.keys() | action_line.keys():
-        return None  # the contract module itself is wrong (or SANY said something unexpected)
+        return True, None  # the contract module itself is wrong (or SANY said something else)
     modes = {}
     for line, name in state_line.items():
         if line not in failed:
             modes[name] = INVARIANT
     for line, name in action_line.items():
         modes.setdefault(name, PROPERTY if line in failed else ACTION)
-    return modes
+    return True, modes
 
 
 def _level_error_lines(output: str, module: str) -> set[int]:

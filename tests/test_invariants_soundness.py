@@ -1,0 +1,174 @@
+"""P4 cannot be gamed: it checks the behaviours of Init/Next (what P2 explores), never a `Spec`
+the submitter wrote, takes only fairness that keeps the spec machine closed, refuses a check
+that explored nothing, and gives every invariant its own verdict within its own budget."""
+
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from evaluation.contracts import Invariant, SchemaVar, load_contract
+from evaluation.phases import invariants
+from evaluation.phases.invariants import check_invariants, check_modes
+from evaluation.tla.sandbox import Limits
+
+pytestmark = pytest.mark.tla
+
+SPIN_DIR = Path(__file__).resolve().parent.parent / "tasks_data" / "spin" / "reference"
+COUNTER = """---- MODULE Counter ----
+EXTENDS Naturals
+VARIABLES x
+Init == x = 0
+Next == x' = IF x < 3 THEN x + 1 ELSE {after_three}
+{spec}
+====
+"""
+FAIR = "Spec == Init /\\ [][Next]_x /\\ WF_x(Next)"
+
+
+@pytest.fixture(scope="module")
+def spin():
+    return load_contract("spin")
+
+
+def spin_text(name: str | None = None) -> str:
+    path = SPIN_DIR / "mutants" / f"{name}.tla" if name else SPIN_DIR / "spin.tla"
+    return path.read_text()
+
+
+def with_spec(text: str, spec: str) -> str:
+    replaced = re.sub(r"^Spec == .*$", lambda _m: spec, text, count=1, flags=re.MULTILINE)
+    assert replaced != text
+    return replaced
+
+
+def verdicts(outcome) -> dict[str, str]:
+    return {o.name: o.verdict for o in outcome.invariants}
+
+
+def counter_contract(spin, *invariants_: tuple[str, str], **budgets):
+    """A contract over one counter `x`; invariants given as (kind, definition)."""
+    defs = tuple(
+        Invariant(name=d.split(" ==", 1)[0], kind=k, definition=d, template="test")
+        for k, d in invariants_
+    )
+    contract = replace(
+        spin,
+        module="Counter",
+        constants={},
+        schema={"x": SchemaVar("Nat")},
+        actions={},
+        invariants=defs,
+        excluded_invariants=(),
+    )
+    for phase, keys in budgets.items():
+        contract = replace(contract, budgets=contract.budgets.with_(phase, **keys))
+    return contract
+
+
+def test_a_vacuous_spec_does_not_raise_the_dropped_guard_mutants_score(spin):
+    mutant = spin_text("dropped_guard")
+    honest = check_invariants(mutant, spin)
+    vacuous = check_invariants(with_spec(mutant, "Spec == Init /\\ [][FALSE]_vars"), spin)
+    assert verdicts(vacuous)["MutualExclusion"] == "violated"
+    assert vacuous.score <= honest.score < 1
+    # Without the spec's fairness the release is no longer guaranteed either.
+    assert verdicts(vacuous)["EventualRelease"] == "violated"
+    assert (
+        "declares no WF_/SF_" in {o.name: o for o in vacuous.invariants}["EventualRelease"].reason
+    )
+
+
+def test_a_next_that_never_moves_passes_no_invariant(spin):
+    still = spin_text().replace(
+        "Next == \\E t \\in Threads : StartLock(t) \\/ AcquireLock(t) \\/ ReleaseLock(t)",
+        "Next == \\E t \\in Threads : FALSE /\\ StartLock(t)",
+    )
+    assert still != spin_text()
+    outcome = check_invariants(still, spin)
+    assert outcome.score == 0
+    assert set(verdicts(outcome).values()) == {"error"}
+    assert "no state beyond the 1 initial state" in outcome.invariants[0].reason
+
+
+def test_a_check_below_the_contracts_minimum_of_states_is_not_a_pass(spin):
+    small = replace(spin, budgets=spin.budgets.with_("invariants", min_states=10_000))
+    outcome = check_invariants(spin_text(), small)
+    assert outcome.score == 0
+    assert "the contract asks for at least 10000" in outcome.invariants[0].reason
+
+
+def test_fairness_on_an_action_next_never_takes_cannot_make_liveness_vacuous(spin):
+    contract = counter_contract(spin, ("liveness", "Reaches == <>(x = 3)"))
+    stutters = COUNTER.format(after_three="x", spec="Spec == Init /\\ [][Next]_x")
+    bogus = COUNTER.format(after_three="x", spec="Spec == Init /\\ [][Next]_x /\\ WF_x(x' = 42)")
+    fair = COUNTER.format(after_three="x", spec=FAIR)
+    assert verdicts(check_invariants(stutters, contract)) == {"Reaches": "violated"}
+    assert verdicts(check_invariants(bogus, contract)) == {"Reaches": "violated"}
+    assert verdicts(check_invariants(fair, contract)) == {"Reaches": "holds"}
+
+
+def test_a_joint_timeout_leaves_every_invariant_its_own_budget(spin):
+    # `Slow` never finishes evaluating; the joint run times out after its 4 s, and each
+    # invariant is then checked alone with its own 20 s.
+    contract = counter_contract(
+        spin,
+        # A recursive function is not memoised: 2^60 evaluations.
+        (
+            "safety",
+            "Slow == LET F[n \\in 0..60] == IF n = 0 THEN 1 ELSE F[n-1] + F[n-1] IN F[60] > x",
+        ),
+        ("safety", "Small == x <= 3"),
+        ("safety", "Positive == x >= 0"),
+        ("liveness", "Reaches == <>(x = 3)"),
+        invariants={"wall_seconds": 4, "per_invariant_seconds": 20},
+    )
+    outcome = check_invariants(COUNTER.format(after_three="x", spec=FAIR), contract)
+    assert verdicts(outcome) == {
+        "Slow": "timeout",
+        "Small": "holds",
+        "Positive": "holds",
+        "Reaches": "holds",
+    }
+    assert outcome.status == "ran"
+    assert outcome.score == 0.75
+
+
+def test_a_liveness_violation_in_a_joint_run_is_a_violation_of_each_property(spin):
+    contract = counter_contract(
+        spin,
+        ("safety", "Small == x <= 3"),
+        ("liveness", "Reaches == <>(x = 3)"),
+        ("liveness", "Settles == <>[](x = 3)"),
+    )
+    outcome = check_invariants(
+        COUNTER.format(after_three="x", spec="Spec == Init /\\ [][Next]_x"), contract
+    )
+    found = {o.name: o for o in outcome.invariants}
+    assert verdicts(outcome) == {"Small": "holds", "Reaches": "violated", "Settles": "violated"}
+    assert found["Reaches"].counterexample[-1].get("stuttering") is True
+    joint = [r for r in outcome.details["runs"] if r["checked"].startswith("together")]
+    assert any(r["exit_code"] == 13 for r in joint)
+
+
+def test_an_evaluation_error_shows_tlcs_own_message(spin):
+    contract = counter_contract(spin, ("safety", "Small == x <= 3"), ("safety", "Pos == x >= 0"))
+    broken = COUNTER.format(after_three="<<1>>[5]", spec="")
+    outcome = check_invariants(broken, contract)
+    assert set(verdicts(outcome).values()) == {"error"}
+    for result in outcome.invariants:
+        assert "TLC exited with" not in result.reason
+        assert "<<1>>" in result.reason or "out of" in result.reason, result.reason
+
+
+def test_a_level_probe_that_times_out_is_asked_again(spin, monkeypatch):
+    contract = counter_contract(
+        spin, ("safety", "GrowsSlowly == [][x' >= x]_x"), ("safety", "Small == x <= 3")
+    )
+    monkeypatch.setattr(
+        invariants, "LEVEL_PROBE_LIMITS", Limits(wall_seconds=0.05, cpu_seconds=1, heap_mb=256)
+    )
+    assert check_modes(contract)["GrowsSlowly"] == "INVARIANT"  # the kind's fallback
+    monkeypatch.undo()
+    assert check_modes(contract) == {"GrowsSlowly": "PROPERTY", "Small": "INVARIANT"}
