@@ -46,12 +46,12 @@ from evaluation.lint_process import CheckOutcome, check_isolated  # noqa: F401  
 from evaluation.phases import conformance, invariants, runtime, syntax
 from evaluation.results import PhaseOutcome
 from evaluation.scoring import NOT_APPLICABLE, PHASE_WEIGHTS, PHASES
-from evaluation.tla import tools
+from evaluation.tla import sandbox, tools
 from evaluation.tla.messages import lines_in  # noqa: F401
 from evaluation.tla.sandbox import sweep_abandoned_run_dirs  # noqa: F401
 from evaluation.tlc_cfg import CfgError, parse_cfg
 
-SCORER_VERSION = "1.0.0"
+SCORER_VERSION = "1.1.0"
 
 
 class PhaseCrashed(RuntimeError):
@@ -252,7 +252,6 @@ def fingerprint(
     phase knows what it ran); P4's are derived from the contract's deadlock policy.
     """
     adapter_text = json.dumps(asdict(adapter), sort_keys=True)
-    runtime_budget = contract.budgets.get("runtime", {})
     return {
         "scorer_version": SCORER_VERSION,
         **tools.fingerprint(),
@@ -264,7 +263,7 @@ def fingerprint(
         "cfg_ignored": list(adapter.ignored),
         "adapter_sha256": hashlib.sha256(adapter_text.encode()).hexdigest(),
         "tlc_flags": {
-            "all": ["-tool", "-workers", "1"],
+            "all": ["-tool", "-workers", "1", "-fp", str(sandbox.FINGERPRINT_INDEX)],
             **{
                 phase: outcome.details["tlc_flags"]
                 for phase, outcome in (outcomes or {}).items()
@@ -272,7 +271,12 @@ def fingerprint(
             },
             "invariant": invariants.tlc_flags(contract),
         },
-        "seeds": list(runtime_budget.get("seeds", [])),
+        # TLC's -seed per phase (every TLC call gets one; see sandbox.deterministic_args).
+        "seeds": {
+            phase: contract.budget(phase, "seed")
+            for phase in ("runtime", "conformance", "invariants")
+        },
+        "budgets": contract.budgets.as_dict(),
         "cfg_sha256": hashlib.sha256(cfg_text.encode()).hexdigest() if cfg_text else None,
         "weights": dict(PHASE_WEIGHTS),
     }

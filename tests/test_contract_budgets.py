@@ -1,0 +1,85 @@
+"""Contract budgets are typed: each phase names exactly the keys its code reads, each with one
+default (evaluation/budgets.py), and anything else is refused when the contract loads."""
+
+import shutil
+
+import pytest
+import yaml
+
+from evaluation.budgets import Budgets, RuntimeBudget
+from evaluation.contracts import TASKS_DATA_DIR, ContractError, load_all_contracts, load_contract
+from evaluation.phases import runtime
+from evaluation.phases._common import limits_for
+
+
+def spin_with_budgets(tmp_path, budgets):
+    shutil.copytree(TASKS_DATA_DIR / "spin", tmp_path / "spin")
+    path = tmp_path / "spin" / "task.yaml"
+    data = yaml.safe_load(path.read_text())
+    if budgets is None:
+        data.pop("budgets", None)
+    else:
+        data["budgets"] = budgets
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return load_contract("spin", tmp_path)
+
+
+@pytest.mark.parametrize(
+    "phase, key, value",
+    [
+        ("runtime", "cpu_seconds", 120),
+        ("runtime", "seeds", [1, 2, 3]),
+        ("runtime", "traces_per_seed", 20),
+        ("conformance", "per_window_seconds", 5),
+        ("invariants", "workers", 2),
+        ("syntax", "depth", 10),
+    ],
+)
+def test_a_key_the_phase_does_not_read_is_refused(tmp_path, phase, key, value):
+    with pytest.raises(ContractError) as caught:
+        spin_with_budgets(tmp_path, {phase: {key: value}})
+    assert f"budgets: {phase}: unknown key(s) {key}" in str(caught.value)
+
+
+@pytest.mark.parametrize("value", [True, -1, 0, "60", 2.5])
+def test_a_depth_that_is_not_a_positive_whole_number_is_refused(tmp_path, value):
+    with pytest.raises(ContractError) as caught:
+        spin_with_budgets(tmp_path, {"runtime": {"depth": value}})
+    assert "budgets: runtime.depth:" in str(caught.value)
+
+
+def test_an_unknown_phase_is_refused(tmp_path):
+    with pytest.raises(ContractError) as caught:
+        spin_with_budgets(tmp_path, {"simulation": {"wall_seconds": 5}})
+    assert "unknown phase(s) simulation" in str(caught.value)
+
+
+def test_scratch_cap_in_the_contract_reaches_the_sandbox(tmp_path):
+    contract = spin_with_budgets(tmp_path, {"runtime": {"scratch_mb": 4, "heap_mb": 300}})
+    limits = limits_for(contract, "runtime")
+    assert (limits.scratch_mb, limits.heap_mb) == (4, 300)
+
+
+def test_one_default_whether_the_contract_is_loaded_or_a_plain_dict(tmp_path):
+    loaded = spin_with_budgets(tmp_path, None)
+    assert loaded.budgets == Budgets()
+    plain = {"module": "spin"}
+    for contract in (loaded, plain):
+        settings = runtime._settings(contract, None)
+        assert (settings["depth"], settings["max_states"], settings["seed"]) == (
+            RuntimeBudget.depth,
+            RuntimeBudget.max_states,
+            RuntimeBudget.seed,
+        )
+    assert RuntimeBudget.depth == 100
+
+
+def test_a_plain_dict_contract_is_held_to_the_same_keys():
+    with pytest.raises(Exception, match="unknown key"):
+        runtime._settings({"module": "spin", "budgets": {"runtime": {"seeds": [1]}}}, None)
+
+
+def test_every_task_contract_loads_with_typed_budgets():
+    contracts = load_all_contracts()
+    assert len(contracts) == 11
+    assert all(isinstance(c.budgets, Budgets) for c in contracts)
