@@ -45,7 +45,13 @@ from evaluation.contracts import Adapter, Contract, adapter_with_cfg
 from evaluation.lint_process import CheckOutcome, check_isolated  # noqa: F401  (the site's check)
 from evaluation.phases import conformance, invariants, runtime, syntax
 from evaluation.results import PhaseOutcome
-from evaluation.scoring import NOT_APPLICABLE, PHASE_WEIGHTS, PHASES
+from evaluation.scoring import (  # noqa: F401 (TIMEOUT_RULE: re-exported for the methodology page)
+    NOT_APPLICABLE,
+    PHASE_WEIGHTS,
+    PHASES,
+    TIMEOUT,
+    TIMEOUT_RULE,
+)
 from evaluation.tla import sandbox, tools
 from evaluation.tla.messages import lines_in  # noqa: F401
 from evaluation.tla.sandbox import sweep_abandoned_run_dirs  # noqa: F401
@@ -90,7 +96,9 @@ def composite(outcomes: dict[str, PhaseOutcome]) -> float:
 
 
 def _score(outcome: PhaseOutcome | None) -> float:
-    return outcome.score if outcome is not None and outcome.score is not None else 0.0
+    if outcome is None or outcome.score is None or outcome.status == TIMEOUT:
+        return 0.0
+    return outcome.score
 
 
 def skipped(phase: str, reason: str) -> PhaseOutcome:
@@ -178,6 +186,9 @@ def score_spec(
             outcome = crashed_outcome(phase, exc)
         if not outcome.duration_seconds:
             outcome.duration_seconds = round(time.monotonic() - started, 3)
+        if outcome.status == TIMEOUT and outcome.score:
+            outcome.details["score_if_counted"] = outcome.score
+            outcome.score = 0.0
         outcomes[phase] = outcome
         if on_phase is not None:
             on_phase(outcome)

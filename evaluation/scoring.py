@@ -2,9 +2,9 @@
 
 A leaf module (it imports nothing from the project), so the scorer (`pipeline`), the board
 (`leaderboard.aggregate`) and the models (`leaderboard.models`) share one definition without
-importing each other. Rules (DESIGN.md §3.2): a phase with no result, or without a score
-(skipped, timed out, error), counts 0; a verified run's `n/a` phase leaves the formula and the
-other weights are renormalised to sum 1. Reported runs keep the published formula.
+importing each other. Rules (DESIGN.md §3.2): a phase with no result, without a score (skipped,
+error) or with status `timeout` (TIMEOUT_RULE) counts 0; a verified run's `n/a` phase leaves the
+formula and the other weights are renormalised to sum 1. Reported runs keep the published formula.
 """
 
 from __future__ import annotations
@@ -15,6 +15,13 @@ PHASES = ("syntax", "runtime", "conformance", "invariant")
 PHASE_WEIGHTS = {"syntax": 0.15, "runtime": 0.15, "conformance": 0.35, "invariant": 0.35}
 OFFICIAL_WEIGHTS = tuple(PHASE_WEIGHTS[phase] for phase in PHASES)
 NOT_APPLICABLE = "n/a"
+TIMEOUT = "timeout"
+# One rule for time-outs in every phase (docs/ARCHITECTURE.md and the methodology page say the
+# same; `pipeline.score_spec` applies it as each phase ends, `cell_score` on the board): a phase
+# that ends with status `timeout` scores 0, whatever it decided before time ran out (those
+# verdicts are shown, never counted). Inside P4 an invariant that runs out of its own budget is
+# one failed invariant, not a phase timeout.
+TIMEOUT_RULE = "a phase that runs out of time scores 0; its partial verdicts are shown, not counted"
 
 
 def normalise_weights(weights) -> tuple[float, float, float, float]:
@@ -43,7 +50,13 @@ def cell_score(scores: dict, statuses: dict, provenance: str, weights=OFFICIAL_W
     weight_sum = sum(weights[p] for p in applicable)
     if weight_sum <= 0:
         return 0.0
-    total = sum(weights[p] * (scores.get(p) or 0.0) for p in applicable)
+    total = sum(weights[p] * _counted(scores, statuses, p) for p in applicable)
     # The weights already sum to 1; dividing by their float sum (0.9999999999999999) would move
     # the paper's 0.7374999999999999 to 0.7375, whose published rounding is 0.738, not 0.737.
     return total if len(applicable) == len(PHASES) else total / weight_sum
+
+
+def _counted(scores: dict, statuses: dict, phase: str) -> float:
+    if statuses.get(phase) == TIMEOUT:
+        return 0.0
+    return scores.get(phase) or 0.0

@@ -62,6 +62,27 @@ def test_na_conformance_renormalises_exactly_like_the_board(scores):
     assert composite(outcomes) == pytest.approx((0.15 * p1 + 0.15 * p2 + 0.35 * p4) / 0.65)
 
 
+@pytest.mark.parametrize("phase", PHASES)
+def test_a_timed_out_phase_counts_zero_in_the_run_and_on_the_board(phase):
+    # One rule for every phase (pipeline.TIMEOUT_RULE): partial verdicts are shown, not counted.
+    outcomes = {p: outcome(p, score=1.0) for p in PHASES}
+    outcomes[phase] = outcome(phase, "timeout", 0.5)
+    statuses = {p: o.status for p, o in outcomes.items()}
+    values = {p: o.score for p, o in outcomes.items()}
+    expected = 1.0 - PHASE_WEIGHTS[phase]
+    assert composite(outcomes) == pytest.approx(expected)
+    assert cell_score(values, statuses, "verified") == pytest.approx(expected)
+
+
+@pytest.mark.tla
+def test_conformance_that_runs_out_of_time_scores_zero(spin, spin_windows):
+    hurried = replace(spin, budgets=spin.budgets.with_("conformance", wall_seconds=1))
+    report = score_spec((SPIN_DIR / "spin.tla").read_text(), hurried, spin_windows)
+    p3 = report.outcomes["conformance"]
+    assert (p3.status, p3.score) == ("timeout", 0.0)
+    assert report.overall == pytest.approx(0.15 + 0.15 + 0.35 * report.outcomes["invariant"].score)
+
+
 # --------------------------------------------------------------------------- gating, real tools
 
 

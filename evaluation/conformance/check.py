@@ -135,8 +135,13 @@ def _check(spec_text, contract, windows, adapter, start) -> PhaseOutcome:
         "tlc_runs": budget.runs,
         "tlc_flags": list(TLC_ARGS),
     }
-    status = "timeout" if budget.timed_out else "ran"
-    return PhaseOutcome("conformance", status, score, details, action_outcomes, window_outcomes)
+    if budget.timed_out:
+        # The timeout rule (pipeline.TIMEOUT_RULE): the verdicts reached are shown, not counted.
+        details["score_if_counted"] = score
+        return PhaseOutcome(
+            "conformance", "timeout", 0.0, details, action_outcomes, window_outcomes
+        )
+    return PhaseOutcome("conformance", "ran", score, details, action_outcomes, window_outcomes)
 
 
 def _spec_pinned(contract, adapter) -> dict[str, str]:
