@@ -36,6 +36,10 @@ class NavigationTests(WorldTestCase):
         for anchor in ("phases", "overall", "contract", "adapter", "provenance", "differences"):
             self.assertIn(f'id="{anchor}"', html)
         self.assertIn("Gating.", html)
+        # The timeout rule is the scorer's own sentence, not a paraphrase that could drift.
+        from evaluation.pipeline import TIMEOUT_RULE
+
+        self.assertIn(TIMEOUT_RULE, html)
         # Each task is listed with its trace status; the test world imported no windows.
         self.assertEqual(html.count("none: conformance N/A"), 2)
 

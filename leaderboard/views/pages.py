@@ -2,7 +2,7 @@
 
 from django.shortcuts import render
 
-from evaluation.pipeline import SCORER_VERSION
+from evaluation.pipeline import SCORER_VERSION, TIMEOUT_RULE
 from leaderboard.aggregate import OFFICIAL_WEIGHTS, PHASE_LABELS, PHASES
 from leaderboard.models import Task
 from leaderboard.task_info import trace_status
@@ -29,5 +29,6 @@ def methodology(request):
         ],
         "tasks": [(task, trace_status(task)["corpus"]) for task in tasks],
         "scorer_version": SCORER_VERSION,
+        "timeout_rule": TIMEOUT_RULE,
     }
     return render(request, "leaderboard/methodology.html", context)
