@@ -30,7 +30,6 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 
 from evaluation.tla import appcds, tools
@@ -101,13 +100,22 @@ def library_module_names() -> list[str]:
     return sorted(p.stem for p in tools.MODULES_DIR.glob("*.tla"))
 
 
-@lru_cache(maxsize=1)
+_UNSHARE_WORKS: list[bool] = []
+
+
 def _can_unshare() -> bool:
+    """Whether namespaces are available. Only a success is remembered: a probe that failed
+    once (a transient resource shortage) must not drop every later run to plain mode, without
+    its network namespace, for the life of the worker."""
+    if _UNSHARE_WORKS:
+        return True
     if os.geteuid() != 0 or shutil.which("unshare") is None:
         return False
     probe = subprocess.run(
         ["unshare", "--mount", "--net", "--", "true"], capture_output=True, check=False
     )
+    if probe.returncode == 0:
+        _UNSHARE_WORKS.append(True)
     return probe.returncode == 0
 
 
@@ -374,7 +382,8 @@ def _execute(argv: list[str], run_dir: Path, limits: Limits) -> _Raw:
 
 def _watch(proc: subprocess.Popen, run_dir: Path, limits: Limits, start: float) -> str:
     """Poll until the tool ends or a limit is hit; returns what it was killed for ("" if none)."""
-    watch_scratch = not _can_unshare()
+    # The cap is the tmpfs size when the run got namespaces (decided once, by `_wrap`).
+    watch_scratch = proc.args[0] != "unshare"
     cap_bytes = int(limits.scratch_mb) * 1024 * 1024
     deadline = start + float(limits.wall_seconds)
     while proc.poll() is None:
@@ -515,6 +524,26 @@ def run_tlc(
     )
 
 
+# TLC's generic preamble to an evaluation error (message 1000); the reason follows it.
+_BOILERPLATE = (
+    "TLC threw an unexpected exception",
+    "This was probably caused",
+    "See the User Output",
+    "The exception was a",
+)
+
+
+def _exit_note(exit_code: int, parsed: list[Message]) -> str:
+    """The exit code with TLC's own first error line, so no consumer shows a bare number."""
+    lines = [
+        line.strip().lstrip(": ").strip()
+        for m in msg.errors(parsed)
+        for line in m.text.splitlines()
+    ]
+    line = next((x for x in lines if x and not x.startswith(_BOILERPLATE)), "")[:300]
+    return f"TLC exited with {exit_code}" + (f": {line}" if line else "")
+
+
 def deterministic_args(extra_args: list[str], seed: int | None = None) -> list[str]:
     """`extra_args` plus the flags that make a run repeatable, unless already given.
 
@@ -540,7 +569,7 @@ def _tlc_status(
                 f"scratch space cap{cap} exhausted: TLC's state queue outgrew the disk budget "
                 f"(No space left on device; exit {raw.exit_code})"
             )
-        return "error", f"TLC exited with {raw.exit_code}"
+        return "error", _exit_note(raw.exit_code, parsed)
     if simulate:
         return "ok", ""
     final = msg.last(parsed, msg.FINAL_STATS)
