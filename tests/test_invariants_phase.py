@@ -59,7 +59,7 @@ def test_every_invariant_holds_on_the_reference_spec(spin):
     assert verdicts(outcome) == {inv.name: "holds" for inv in spin.invariants}
     assert outcome.score == 1.0
     assert outcome.details["fairness"] == [
-        "\\A t \\in Threads : WF_vars((Next) /\\ (ReleaseLock(t)))"
+        "\\A t \\in Threads : WF_vars((ReleaseLock(t)) /\\ (Next))"
     ]
 
 

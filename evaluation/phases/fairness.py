@@ -7,7 +7,7 @@ moves, so every property "holds"). Only the fairness conjuncts of `Spec` are kep
 - a conjunct is fairness when it is built from `WF_v(A)` / `SF_v(A)` with `/\\` and `\\A`,
   possibly through references to parameterless definitions of the spec; anything else (`Init`,
   `[][Next]_v`, `[]P`, `<>Q`) is dropped and listed with the reason;
-- every `WF_v(A)` / `SF_v(A)` becomes `WF_v((Next) /\\ (A))`: fairness on a sub-action of `Next`
+- every `WF_v(A)` / `SF_v(A)` becomes `WF_v((A) /\\ (Next))`: fairness on a sub-action of `Next`
   keeps the spec machine closed (Lamport, Specifying Systems §8.9.2), so a fairness condition
   can never rule out the behaviours that would violate a property (`WF_v(x' = 42)` for an `x`
   that `Next` never sets would otherwise leave no fair behaviour at all).
@@ -85,7 +85,12 @@ def _fair_edits(node, source, definitions, next_name, depth):
         return None
     if node.type == "fairness":
         action = node.named_children[-1]
-        guarded = f"({next_name}) /\\ ({_text(action, source)})"
+        text = _text(action, source)
+        if text.strip() == next_name:
+            return [(node, [])]  # WF_v(Next) is already on a sub-action of Next
+        # The spec's action first: TLC then generates its few successors and checks Next on
+        # each, instead of generating all of Next's and evaluating the action on every one.
+        guarded = f"({text}) /\\ ({next_name})"
         return [(node, [(action.start_byte, action.end_byte, guarded)])]
     if node.type == "bounded_quantification" and node.named_children[0].type == "forall":
         body = node.named_children[-1]
