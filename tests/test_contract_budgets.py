@@ -31,7 +31,7 @@ def spin_with_budgets(tmp_path, budgets):
         ("runtime", "seeds", [1, 2, 3]),
         ("runtime", "traces_per_seed", 20),
         ("conformance", "per_window_seconds", 5),
-        ("invariants", "workers", 2),
+        ("invariant", "workers", 2),
         ("syntax", "depth", 10),
     ],
 )

@@ -93,7 +93,7 @@ def test_a_next_that_never_moves_passes_no_invariant(spin):
 
 
 def test_a_check_below_the_contracts_minimum_of_states_is_not_a_pass(spin):
-    small = replace(spin, budgets=spin.budgets.with_("invariants", min_states=10_000))
+    small = replace(spin, budgets=spin.budgets.with_("invariant", min_states=10_000))
     outcome = check_invariants(spin_text(), small)
     assert outcome.score == 0
     assert "the contract asks for at least 10000" in outcome.invariants[0].reason
@@ -122,7 +122,7 @@ def test_a_joint_timeout_leaves_every_invariant_its_own_budget(spin):
         ("safety", "Small == x <= 3"),
         ("safety", "Positive == x >= 0"),
         ("liveness", "Reaches == <>(x = 3)"),
-        invariants={"wall_seconds": 4, "per_invariant_seconds": 20},
+        invariant={"wall_seconds": 4, "per_invariant_seconds": 20},
     )
     outcome = check_invariants(COUNTER.format(after_three="x", spec=FAIR), contract)
     assert verdicts(outcome) == {

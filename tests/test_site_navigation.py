@@ -3,6 +3,7 @@ action, cross-links between model, task, run and compare pages, and the methodol
 
 from django.urls import reverse
 
+from evaluation.pipeline import TIMEOUT_RULE
 from leaderboard.templatetags.run_extras import pct, pct_mean, signed_pct
 from tests.base import WorldTestCase, make_run
 
@@ -37,8 +38,6 @@ class NavigationTests(WorldTestCase):
             self.assertIn(f'id="{anchor}"', html)
         self.assertIn("Gating.", html)
         # The timeout rule is the scorer's own sentence, not a paraphrase that could drift.
-        from evaluation.pipeline import TIMEOUT_RULE
-
         self.assertIn(TIMEOUT_RULE, html)
         # Each task is listed with its trace status; the test world imported no windows.
         self.assertEqual(html.count("none: conformance N/A"), 2)
