@@ -285,7 +285,7 @@ def fingerprint(
         # TLC's -seed per phase (every TLC call gets one; see sandbox.deterministic_args).
         "seeds": {
             phase: contract.budget(phase, "seed")
-            for phase in ("runtime", "conformance", "invariants")
+            for phase in ("runtime", "conformance", "invariant")
         },
         "budgets": contract.budgets.as_dict(),
         "cfg_sha256": hashlib.sha256(cfg_text.encode()).hexdigest() if cfg_text else None,
