@@ -4,12 +4,15 @@ Design (deterministic, unlike SysMoBench's random simulations): this TLC has no 
 `-simulate` run only ends on an error or a kill and then prints no coverage. Instead TLC runs a
 breadth-first check with one worker under a generated state constraint
 `TLCGet("level") < depth /\\ TLCGet("distinct") < max_states`. BFS order with one worker is
-fixed, so the explored region, the per-action counts and the verdict are the same on every run,
-and the check always ends ("0 states left on queue") unless evaluation itself is too slow, in
-which case the wall budget ends it with status `timeout` (never a pass). The contract's seeds
-are therefore not needed; the bounds are recorded in the details. States so large that the
-queue outgrows the scratch cap (`budgets.runtime.scratch_mb`) end as status `error` with the cap
-named in `details["error"]["note"]`. The same rule is in docs/ARCHITECTURE.md (sandbox section).
+fixed, and `-seed`/`-fp` (budgets.runtime.seed) fix what `RandomElement` draws, so the explored
+region, the per-action counts and the verdict are the same on every run. The check always ends
+("0 states left on queue") unless evaluation itself is too slow, in which case the wall budget
+ends it with status `timeout` (never a pass). The bounds are recorded in the details. States so
+large that the queue outgrows the scratch cap (`budgets.runtime.scratch_mb`) end as status
+`error` with the cap named in `details["error"]["note"]`. Only a completed exploration is
+scored: an error no action can be blamed for makes the phase `error` with TLC's own message.
+The same rule is in docs/ARCHITECTURE.md (sandbox section); P4 checks safety on this same
+bounded region (`bound_definition`).
 
 Actions of Next are TLC's own decomposition, read from its coverage report (message 2772): one
 entry per disjunct, named after the innermost operator (`\\E t : Acquire(t)` -> Acquire), inline
