@@ -8,8 +8,7 @@ import yaml
 
 from evaluation.budgets import Budgets, RuntimeBudget
 from evaluation.contracts import TASKS_DATA_DIR, ContractError, load_all_contracts, load_contract
-from evaluation.phases import runtime
-from evaluation.phases._common import limits_for
+from evaluation.phases._common import budget, limits_for
 
 
 def spin_with_budgets(tmp_path, budgets):
@@ -65,18 +64,14 @@ def test_one_default_whether_the_contract_is_loaded_or_a_plain_dict(tmp_path):
     assert loaded.budgets == Budgets()
     plain = {"module": "spin"}
     for contract in (loaded, plain):
-        settings = runtime._settings(contract, None)
-        assert (settings["depth"], settings["max_states"], settings["seed"]) == (
-            RuntimeBudget.depth,
-            RuntimeBudget.max_states,
-            RuntimeBudget.seed,
-        )
+        read = [budget(contract, "runtime", key) for key in ("depth", "max_states", "seed")]
+        assert read == [RuntimeBudget.depth, RuntimeBudget.max_states, RuntimeBudget.seed]
     assert RuntimeBudget.depth == 100
 
 
 def test_a_plain_dict_contract_is_held_to_the_same_keys():
     with pytest.raises(Exception, match="unknown key"):
-        runtime._settings({"module": "spin", "budgets": {"runtime": {"seeds": [1]}}}, None)
+        budget({"module": "spin", "budgets": {"runtime": {"seeds": [1]}}}, "runtime", "depth")
 
 
 def test_every_task_contract_loads_with_typed_budgets():
