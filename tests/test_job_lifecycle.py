@@ -151,11 +151,6 @@ def test_saving_a_phase_twice_overwrites_it_and_its_rows():
     assert not result.action_results.exists()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the runtime phase's no-coverage fix (issue 10 scorer branch) is not merged yet; "
-    "remove this marker when it is (strict: the test then fails until removed)",
-)
 @pytest.mark.tla
 @pytest.mark.django_db
 def test_a_spec_whose_only_action_asserts_false_is_scored_not_failed_as_a_scorer_problem():
