@@ -53,7 +53,7 @@ def test_spin_reference_scores_the_same_through_both_backends(docker_client, tmp
         run_label="eq",
         client=docker_client,
     )
-    assert report.overall == local.overall == 1.0
+    assert report.overall == local.overall == pytest.approx(1.0)
     assert _verdicts(report.outcomes) == _verdicts(local.outcomes)
     assert seen == ["syntax", "runtime", "conformance", "invariant"]
     same = {k for k in local.fingerprint if k != "java_version"}

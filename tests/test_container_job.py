@@ -48,7 +48,7 @@ def test_a_spin_upload_is_scored_in_a_container_and_the_page_shows_the_image(
     run = _spin_run()
     assert evaluate_run(run.pk) == Run.Status.FINISHED
     run.refresh_from_db()
-    assert run.overall == 1.0
+    assert run.overall == pytest.approx(1.0)
     assert run.fingerprint["scorer_backend"] == "docker"
     image_id = docker_backend.images.get(IMAGE).id
     assert run.fingerprint["scorer_image_id"] == image_id
