@@ -75,3 +75,16 @@ def test_raftkvs_election_timeout_is_decided_by_the_state_mapping():
     windows = _windows("raftkvs", "ElectionTimeout", lambda w: True)[:3]
     outcome = _conformance("raftkvs/claude", windows)
     assert [w.verdict for w in outcome.windows] == ["pass"] * 3
+
+
+def _acquire_from(phase: str):
+    return lambda w: w["pre_state"]["pc"][w["actor"]] == phase
+
+
+def test_rwmutex_acquire_passes_after_the_request_and_fails_in_one_step_from_idle():
+    # The spec acquires in two steps (RequestRead, then TryReadAcquireSuccess); the trace's fast
+    # path acquires in one, which no single step of the spec can show.
+    waited = _windows("rwmutex", "AcquireReadLock", _acquire_from("wait_read"))[:2]
+    direct = _windows("rwmutex", "AcquireReadLock", _acquire_from("idle"))[:1]
+    outcome = _conformance("rwmutex (bug)", waited + direct)
+    assert [w.verdict for w in outcome.windows] == ["pass", "pass", "fail"]
