@@ -88,3 +88,15 @@ def test_rwmutex_acquire_passes_after_the_request_and_fails_in_one_step_from_idl
     direct = _windows("rwmutex", "AcquireReadLock", _acquire_from("idle"))[:1]
     outcome = _conformance("rwmutex (bug)", waited + direct)
     assert [w.verdict for w in outcome.windows] == ["pass", "pass", "fail"]
+
+
+def test_mutex_lock_and_unlock_pass_and_a_one_step_try_lock_fails():
+    # A thread at UnlockRelease still holds the lock, so the spec's release is one step as in the
+    # trace; its try-lock needs a Start step first, which the trace does not have.
+    def first(action):
+        return _windows("mutex", action, lambda w: True)[:2]
+
+    outcome = _conformance(
+        "mutex (bug)", first("AcquireLock") + first("ReleaseLock") + first("TryAcquireLock")
+    )
+    assert [w.verdict for w in outcome.windows] == ["pass"] * 4 + ["fail"] * 2
