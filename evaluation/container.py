@@ -452,11 +452,12 @@ def _in_use(labels: dict, now: float) -> bool:
         return False
     host, _, pid = labels.get(WORKER_LABEL, "").rpartition(":")
     if host == socket.gethostname() and pid.isdigit():
-        return _pid_alive(int(pid))
+        return pid_alive(int(pid))
     return True
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether a local process runs (a zombie counts as dead); shared with the reaper."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

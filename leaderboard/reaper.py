@@ -7,7 +7,6 @@ UPDATE, so it is safe to run at any time and from several machines.
 
 from __future__ import annotations
 
-import os
 import socket
 from datetime import UTC, datetime, timedelta
 
@@ -17,6 +16,7 @@ from rq.exceptions import NoSuchJobError
 from rq.job import Job
 from rq.worker import Worker
 
+from evaluation.container import pid_alive
 from leaderboard import processes, queueing
 from leaderboard.jobs import append_log
 from leaderboard.models import Run
@@ -103,7 +103,7 @@ def job_is_dead(job: Job) -> bool:
         worker = Worker.find_by_key(f"rq:worker:{job.worker_name}", connection=job.connection)
     if worker is None:
         return True
-    if worker.hostname == socket.gethostname() and worker.pid and not _pid_alive(worker.pid):
+    if worker.hostname == socket.gethostname() and worker.pid and not pid_alive(worker.pid):
         return True
     beat = worker.last_heartbeat
     silent_since = timezone.now() - timedelta(seconds=HEARTBEAT_GRACE_SECONDS)
@@ -114,21 +114,6 @@ def _stop_attempt(run: Run, job: Job | None) -> None:
     scorer = (job.meta.get("scorer") if job is not None and job.meta else None) or {}
     if scorer and processes.stop(scorer):
         append_log(run, f"stopped attempt {run.attempts} (pid {scorer['pid']}) before re-queueing")
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    # A killed child that its parent has not reaped yet is a zombie: dead for our purpose.
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().split(") ", 1)[1][:1] != "Z"
-    except (OSError, IndexError):
-        return True
 
 
 def _reenqueue_lost(redis, now: datetime) -> list[int]:
