@@ -187,7 +187,6 @@ def test_an_endless_spec_is_stopped_at_the_container_deadline(docker_client, tmp
         )
     )
     phases = []
-    started = time.monotonic()
     with pytest.raises(ContainerTimeout, match="total time budget"):
         score_in_container(
             spec,
@@ -198,7 +197,7 @@ def test_an_endless_spec_is_stopped_at_the_container_deadline(docker_client, tmp
             run_label="endless",
             client=docker_client,
         )
-    # Stopped by the 30 s container deadline, not by the contract's budgets (several minutes).
-    assert time.monotonic() - started < 120
+    # "total time budget" is the 30 s container deadline's own reason (the contract's budgets would
+    # end with a phase timeout instead); how long it took is bench material, not a test's.
     assert phases[:1] == ["syntax"]
     assert_nothing_left(docker_client, "endless", tmp_path)
