@@ -86,6 +86,11 @@ ReleaseLock(t) ==
          [] OTHER -> [lockWord EXCEPT !.upreader = FALSE]
   /\ pc' = [pc EXCEPT ![t] = "idle"]
 
+WakeAndAcquire(t) ==
+  \/ pc[t] = "wait_read" /\ AcquireReadLock(t)
+  \/ pc[t] = "wait_write" /\ AcquireWriteLock(t)
+  \/ pc[t] = "wait_upread" /\ AcquireUpReadLock(t)
+
 Next ==
   \E t \in Threads :
     \/ AcquireReadLock(t) \/ AcquireWriteLock(t) \/ AcquireUpReadLock(t) \/ Wait(t)
@@ -94,4 +99,6 @@ Next ==
 Spec ==
   /\ Init /\ [][Next]_vars
   /\ \A t \in Threads : SF_vars(ReleaseLock(t)) /\ WF_vars(FinishUpgrade(t))
+  \* A woken waiter takes a lock that stays free (the wait queue's wake-up never gets lost).
+  /\ \A t \in Threads : WF_vars(WakeAndAcquire(t))
 =============================================================================
