@@ -200,16 +200,13 @@ def spec_problems(adapter, spec_text: str, lines: dict | None = None) -> list[st
 def spec_actions(listing, next_name: str) -> set[str]:
     """Definitions reached from `next_name` that touch primed state (or are `next_name`)."""
     by_name = {d.name: d for d in listing.definitions}
-    stepping = {
-        d.name for d in listing.definitions if "'" in _code(d.text) or "UNCHANGED" in _code(d.text)
-    }
-    changed = True
-    while changed:
-        changed = False
-        for d in listing.definitions:
-            if d.name not in stepping and d.refs & stepping:
-                stepping.add(d.name)
-                changed = True
+    stepping = listing.referring_to(
+        {
+            d.name
+            for d in listing.definitions
+            if "'" in _code(d.text) or "UNCHANGED" in _code(d.text)
+        }
+    )
     reached, todo = set(), [next_name]
     while todo:
         name = todo.pop()
@@ -228,14 +225,7 @@ def invented_variables(adapter, spec_text: str, schema: list[str]) -> dict[str, 
     """Schema variable -> its mapping, for mappings that read no spec variable (directly or
     through the spec's definitions)."""
     listing = list_module(spec_text)
-    stateful = set(listing.variables)
-    changed = True
-    while changed:
-        changed = False
-        for d in listing.definitions:
-            if d.name not in stateful and d.refs & stateful:
-                stateful.add(d.name)
-                changed = True
+    stateful = listing.referring_to(set(listing.variables))
     out = {}
     for var in schema:
         expr = adapter.variables.get(var, var)

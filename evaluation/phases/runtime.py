@@ -303,20 +303,8 @@ def _blame(messages, coverage, listing: Listing, module: str, failed) -> set[str
         for d in listing.definitions
         if any(d.start_line <= line <= d.end_line for line in lines)
     }
-    users = _users(listing, helpers)
+    users = listing.referring_to(helpers)
     return {a["key"] for a in live if not a["inline"] and a["name"] in users}
-
-
-def _users(listing: Listing, helpers: set[str]) -> set[str]:
-    users = set(helpers)
-    changed = True
-    while changed:
-        changed = False
-        for definition in listing.definitions:
-            if definition.name not in users and definition.refs & users:
-                users.add(definition.name)
-                changed = True
-    return users
 
 
 def _disable(text: str, actions: list[dict]) -> str:

@@ -47,6 +47,18 @@ class Listing:
     uses: list[tuple[int, str]] = field(default_factory=list)  # (line, EXTENDS/INSTANCE target)
     first_lines: dict[str, int] = field(default_factory=dict)  # identifier -> first line used
 
+    def referring_to(self, names: set[str]) -> set[str]:
+        """`names` plus every definition that refers to one of them, directly or through others."""
+        closure = set(names)
+        changed = True
+        while changed:
+            changed = False
+            for definition in self.definitions:
+                if definition.name not in closure and definition.refs & closure:
+                    closure.add(definition.name)
+                    changed = True
+        return closure
+
 
 @lru_cache(maxsize=1)
 def _parser():
