@@ -700,13 +700,16 @@ def adapter_with_cfg(adapter: Adapter, cfg, contract: Contract, spec_text: str) 
     used_values: set[str] = set()
     assigned = {**cfg.constants, **cfg.substitutions}
     for name, value in assigned.items():
-        entry = f"{name} {'<-' if name in cfg.substitutions else '='} {value}"
+        entry = {
+            "line": cfg.lines.get(name),
+            "entry": f"{name} {'<-' if name in cfg.substitutions else '='} {value}",
+        }
         if name in pinned:
-            ignored.append({"entry": entry, "reason": f"the task contract pins {name}"})
+            ignored.append({**entry, "reason": f"the task contract pins {name}"})
         elif name not in declared:
-            ignored.append({"entry": entry, "reason": f"the spec declares no constant {name}"})
+            ignored.append({**entry, "reason": f"the spec declares no constant {name}"})
         elif name in constants:
-            ignored.append({"entry": entry, "reason": "the adapter assigns it"})
+            ignored.append({**entry, "reason": "the adapter assigns it"})
         else:
             constants[name] = value
             if name in cfg.constants:

@@ -57,6 +57,9 @@ from evaluation.tla.messages import lines_in  # noqa: F401
 from evaluation.tla.sandbox import sweep_abandoned_run_dirs  # noqa: F401
 from evaluation.tlc_cfg import CfgError, parse_cfg
 
+# The reason prefix of an invariant over state the adapter invents (the run page marks it).
+NOT_MODELLED = invariants.NOT_MODELLED
+
 SCORER_VERSION = "1.1.0"
 
 

@@ -75,6 +75,8 @@ class TlcConfig:
     init: str | None = None
     next: str | None = None
     ignored: list[dict] = field(default_factory=list)  # {line, entry, reason}
+    # C -> the line assigning it, so an assignment the scorer cannot use is named by its line.
+    lines: dict[str, int] = field(default_factory=dict)
 
     def ignore(self, line: int, entry: str, reason: str) -> None:
         self.ignored.append({"line": line, "entry": entry, "reason": reason})
@@ -156,11 +158,13 @@ def _constant(tokens, i: int, cfg: TlcConfig) -> int:
         if tokens[i + 2][1] == "[":
             raise CfgError(f"line {line}: {name} <- [Module] substitutions are not supported")
         cfg.substitutions[name] = tokens[i + 2][1]
+        cfg.lines[name] = line
         return i + 3
     if op != "=":
         raise CfgError(f"line {line}: expected = or <- after {name}, got {op!r}")
     value, j = _value(tokens, i + 2, cfg, line)
     cfg.constants[name] = value
+    cfg.lines[name] = line
     return j
 
 

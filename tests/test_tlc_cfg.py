@@ -85,6 +85,9 @@ def test_cfg_completes_the_adapter_for_what_the_contract_does_not_pin():
     reasons = {i["entry"]: i["reason"] for i in adapter.ignored}
     assert reasons["Server = {1}"] == "the task contract pins Server"
     assert reasons["Limit = 3"] == "the spec declares no constant Limit"
+    # Each ignored assignment is named by its cfg line, like the ignored sections.
+    lines = {i["entry"]: i["line"] for i in adapter.ignored}
+    assert (lines["Server = {1}"], lines["Limit = 3"], lines['Name = "x y"']) == (16, 6, 7)
     assert not adapter.identity
 
 

@@ -59,6 +59,8 @@ EXIT_LIVENESS_VIOLATED = 13
 EXIT_DEADLOCK = 11
 # How TLC is asked to check an invariant, from the level of its formula.
 INVARIANT, PROPERTY, ACTION = "INVARIANT", "PROPERTY", "action"
+# How the reason of an invariant over invented state begins (the run page marks those rows).
+NOT_MODELLED = "not modelled by the spec"
 ACTION_LEVEL_REASON = (
     "its definition is an action formula (it primes variables but is not under [] ): TLC can "
     "check it neither as an INVARIANT nor as a PROPERTY; the contract must state it as "
@@ -597,7 +599,7 @@ def _not_modelled(outcomes, contract, adapter, spec_text, details) -> None:
         if used and outcome.verdict == "holds":
             outcome.verdict = "error"
             outcome.reason = (
-                f"not modelled by the spec: the adapter maps {', '.join(used)} to an expression "
+                f"{NOT_MODELLED}: the adapter maps {', '.join(used)} to an expression "
                 "that reads no spec variable, so this invariant cannot be credited"
             )
 
