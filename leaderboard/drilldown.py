@@ -11,9 +11,10 @@ from __future__ import annotations
 import json
 import re
 
-from django.db.models import Count, Q
+from django.db.models import Count
+from django.db.models.fields.json import KT
 
-from evaluation.pipeline import PHASES, lines_in
+from evaluation.pipeline import NOT_MODELLED, PHASES, lines_in
 from leaderboard.plain_words import aux_rule_sentence, label, tlc_value_text, value_text
 
 
@@ -205,34 +206,22 @@ def phase_note(result) -> str:
 
 
 WINDOWS_SHOWN_PER_ACTION = 10
+UNDECIDED_SHOWN_PER_HINT = 20
+# Verdicts listed as failing windows; `undecided` ones are listed apart, by how to resolve them.
+FAILING_VERDICTS = ("fail", "error")
 
 
-def run_page(run, expand_action: str | None = None) -> dict:
+def run_page(run, expand_action: str | None = None, all_undecided: bool = False) -> dict:
     """Everything the run page shows, read with a fixed number of queries."""
     results = {p.phase: p for p in run.phase_results.prefetch_related("action_results")}
     syntax_details = results["syntax"].details if "syntax" in results else {}
     errors = spec_errors(syntax_details or {})
     conformance = results.get("conformance")
-    failing = {}
-    if conformance is not None:
-        windows = conformance.window_results.exclude(verdict="pass")
-        counts = dict(
-            windows.values_list("action").annotate(n=Count("id")).values_list("action", "n")
-        )
-        for action, count in sorted(counts.items()):
-            limit = None if action == expand_action else WINDOWS_SHOWN_PER_ACTION
-            shown = list(windows.filter(action=action)[:limit])
-            failing[action] = {
-                "count": count,
-                "hidden": count - len(shown),
-                "windows": [{"window": w, "rows": window_rows(w)} for w in shown],
-            }
+    counts = verdict_counts(conformance)
+    failing = failing_windows(conformance, counts, expand_action)
     invariants = results.get("invariant")
     adapter = (run.adapter_text or "").strip()
-    conformance_actions = _action_rows(conformance)
-    for row in conformance_actions:
-        # Only actions with failing windows have a section to jump to.
-        row["has_failing"] = row["action"] in failing
+    fingerprint = run.fingerprint or {}
     return {
         "run": run,
         "phases": [
@@ -240,35 +229,185 @@ def run_page(run, expand_action: str | None = None) -> dict:
                 "name": phase,
                 "result": results.get(phase),
                 "note": phase_note(results.get(phase)),
-                "fingerprint": _phase_fingerprint(run.fingerprint or {}, phase),
+                "fingerprint": _phase_fingerprint(fingerprint, phase),
             }
             for phase in PHASES
         ],
         "definitions": definitions(syntax_details or {}),
         "syntax_errors": errors,
         "runtime_actions": _action_rows(results.get("runtime")),
-        "conformance_actions": conformance_actions,
+        "conformance_actions": scorecard_rows(conformance, counts, failing),
         "failing": failing,
+        "undecided": undecided_groups(conformance, show_all=all_undecided),
         "conformance_notes": _conformance_notes(conformance),
-        "window_totals": conformance.window_results.aggregate(
-            total=Count("id"), failed=Count("id", filter=~Q(verdict="pass"))
-        )
-        if conformance is not None
-        else None,
+        "window_totals": window_totals(counts) if conformance is not None else None,
         "excluded_invariants": ((invariants.details or {}).get("excluded") or [])
         if invariants
         else [],
-        "invariants": [
-            {"result": i, "table": counterexample_table(i.counterexample)}
-            for i in (invariants.invariant_results.all() if invariants else [])
-        ],
+        "invariants": invariant_rows(invariants),
+        "not_modelled": not_modelled_variables(invariants),
         "source": source_lines(run.spec_text, errors),
         "adapter": adapter,
+        "custom_adapter": custom_adapter(run),
+        "tlc_config": tlc_config(run),
         "is_reported": run.provenance == "reported",
         "has_trace_data": run.task.corpora.exists(),
-        "fingerprint": fingerprint_rows(run.fingerprint or {}),
-        "scorer_image": scorer_image(run.fingerprint or {}),
+        "fingerprint": fingerprint_rows(fingerprint),
+        "scorer_image": scorer_image(fingerprint),
     }
+
+
+def verdict_counts(result) -> dict[str, dict[str, int]]:
+    """action -> verdict -> number of the phase's windows (one grouped query)."""
+    if result is None:
+        return {}
+    rows = (
+        result.window_results.order_by()
+        .values_list("action", "verdict")
+        .annotate(n=Count("id"))
+        .values_list("action", "verdict", "n")
+    )
+    counts: dict[str, dict[str, int]] = {}
+    for action, verdict, n in rows:
+        counts.setdefault(action, {})[verdict] = n
+    return counts
+
+
+def window_totals(counts: dict) -> dict:
+    """The scorecard's summary: windows checked, accepted, failed and undecided."""
+    by_verdict: dict[str, int] = {}
+    for per_action in counts.values():
+        for verdict, n in per_action.items():
+            by_verdict[verdict] = by_verdict.get(verdict, 0) + n
+    total = sum(by_verdict.values())
+    return {
+        "total": total,
+        "not_accepted": total - by_verdict.get("pass", 0),  # undecided ones included
+        "failed": sum(by_verdict.get(v, 0) for v in FAILING_VERDICTS),
+        "errors": by_verdict.get("error", 0),
+        "undecided": by_verdict.get("undecided", 0),
+    }
+
+
+def failing_windows(result, counts: dict, expand_action: str | None) -> dict:
+    """Per action, its failed (or erroneous) windows with their tables, capped unless expanded."""
+    if result is None:
+        return {}
+    windows = result.window_results.filter(verdict__in=FAILING_VERDICTS)
+    failing = {}
+    for action in sorted(counts):
+        count = sum(counts[action].get(v, 0) for v in FAILING_VERDICTS)
+        if not count:
+            continue
+        limit = None if action == expand_action else WINDOWS_SHOWN_PER_ACTION
+        shown = list(windows.filter(action=action)[:limit])
+        failing[action] = {
+            "count": count,
+            "hidden": count - len(shown),
+            "windows": [{"window": w, "rows": window_rows(w)} for w in shown],
+        }
+    return failing
+
+
+def undecided_groups(result, show_all: bool = False) -> list[dict]:
+    """Undecided windows grouped by how to resolve them (the scorer's hint), largest first.
+
+    Every window of a kind has the same fix (a state mapping for the same spec variables), so
+    the submitter reads it once; each window still links to its own page. Rows stored without
+    a hint are grouped by their reason.
+    """
+    if result is None:
+        return []
+    rows = (
+        result.window_results.filter(verdict="undecided")
+        .annotate(hint=KT("detail__hint"))
+        .values("pk", "window_id", "action", "actor", "trace_id", "hint", "reason")
+    )
+    groups: dict[str, dict] = {}
+    for row in rows:
+        key = row["hint"] or row["reason"]
+        group = groups.setdefault(
+            key, {"hint": row["hint"] or "", "reason": row["reason"], "windows": [], "actions": {}}
+        )
+        group["windows"].append(row)
+        group["actions"][row["action"]] = group["actions"].get(row["action"], 0) + 1
+    out = sorted(groups.values(), key=lambda g: (-len(g["windows"]), g["hint"]))
+    for group in out:
+        group["count"] = len(group["windows"])
+        group["actions"] = sorted(group["actions"].items())
+        if not show_all:
+            group["windows"] = group["windows"][:UNDECIDED_SHOWN_PER_HINT]
+        group["hidden"] = group["count"] - len(group["windows"])
+    return out
+
+
+def scorecard_rows(result, counts: dict, failing: dict) -> list[dict]:
+    """The P3 scorecard: per action, windows accepted, failed and undecided apart."""
+    rows = _action_rows(result)
+    for row in rows:
+        mine = counts.get(row["action"], {})
+        row["failed"] = sum(mine.get(v, 0) for v in FAILING_VERDICTS)
+        row["errors"] = mine.get("error", 0)
+        row["undecided"] = mine.get("undecided", 0)
+        # Only actions with failing windows have a section to jump to.
+        row["has_failing"] = row["action"] in failing
+    return rows
+
+
+def invariant_rows(result) -> list[dict]:
+    """P4 rows with their counterexample tables; invariants over invented state are marked."""
+    if result is None:
+        return []
+    return [
+        {
+            "result": i,
+            "table": counterexample_table(i.counterexample),
+            "not_modelled": i.verdict == "error" and i.reason.startswith(NOT_MODELLED),
+        }
+        for i in result.invariant_results.all()
+    ]
+
+
+def not_modelled_variables(result) -> list[tuple[str, str]]:
+    """Schema variables the adapter maps to an expression over no spec variable (P4 details)."""
+    found = ((result.details or {}).get("not_modelled") if result is not None else None) or {}
+    return sorted(found.items()) if isinstance(found, dict) else [(str(v), "") for v in found]
+
+
+def custom_adapter(run) -> bool:
+    """Scored through a mapping of the submitter's (an adapter, or a cfg that completed one)."""
+    return (
+        bool((run.adapter_text or "").strip()) or (run.fingerprint or {}).get("adapter") == "custom"
+    )
+
+
+def tlc_config(run) -> dict | None:
+    """The submitter's TLC cfg, line by line, with what the scorer ignored and why.
+
+    The entries ignored come from the fingerprint (`cfg_ignored`), so they are known once the
+    run has been scored; each names its cfg line when the scorer recorded one.
+    """
+    text = run.cfg_text or ""
+    if not text.strip():
+        return None
+    fingerprint = run.fingerprint or {}
+    ignored = sorted(
+        (
+            {"line": i.get("line"), "entry": i.get("entry", ""), "reason": i.get("reason", "")}
+            for i in fingerprint.get("cfg_ignored") or []
+            if isinstance(i, dict)
+        ),
+        key=lambda i: (i["line"] is None, i["line"] or 0),
+    )
+    by_line: dict[int, list[dict]] = {}
+    for item in ignored:
+        if item["line"]:
+            by_line.setdefault(int(item["line"]), []).append(item)
+    lines = [
+        {"number": n, "text": line, "ignored": by_line.get(n, [])}
+        for n, line in enumerate(text.splitlines(), start=1)
+    ]
+    return {"lines": lines, "ignored": ignored, "scored": "cfg_ignored" in fingerprint}
 
 
 def _conformance_notes(result) -> dict:
@@ -365,7 +504,8 @@ def scorer_image(fingerprint: dict) -> dict | None:
 
 def fingerprint_rows(fingerprint: dict) -> list[tuple[str, str]]:
     """Run-wide fingerprint entries (tool hashes, versions, corpus hash) as display pairs."""
-    skip = {"phases", *PHASES}
+    # The cfg's ignored entries have their own section ("Your TLC config").
+    skip = {"phases", "cfg_ignored", *PHASES}
     return [
         (label(key), value_text(key, value))
         for key, value in sorted(fingerprint.items())

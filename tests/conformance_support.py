@@ -34,3 +34,47 @@ def verdicts(outcome) -> dict[str, str]:
 def replace_once(text: str, old: str, new: str) -> str:
     assert text.count(old) == 1, f"expected exactly one {old!r} in the spec"
     return text.replace(old, new)
+
+
+def spec_with_hidden_counter() -> str:
+    """The reference spec plus a variable the traces never show, whose TypeOK admits no value
+    while the lock is held: a locked window has no pre-state under the TypeOK rule."""
+    spec = replace_once(
+        spin_spec(), "VARIABLES lockState, pc, callType", "VARIABLES lockState, pc, callType, held"
+    )
+    spec = replace_once(
+        spec, "vars == <<lockState, pc, callType>>", "vars == <<lockState, pc, callType, held>>"
+    )
+    spec = replace_once(
+        spec,
+        '  /\\ lockState \\in {"unlocked", "locked"}\n',
+        '  /\\ lockState \\in {"unlocked", "locked"}\n  /\\ held \\in {0}\n'
+        '  /\\ lockState = "locked" => held = 1\n',
+    )
+    spec = replace_once(
+        spec,
+        '  /\\ lockState = "unlocked"\n  /\\ pc = [t',
+        '  /\\ lockState = "unlocked"\n  /\\ held = 0\n  /\\ pc = [t',
+    )
+    spec = replace_once(
+        spec,
+        '  /\\ pc\' = [pc EXCEPT ![t] = "acquiring"]\n',
+        '  /\\ pc\' = [pc EXCEPT ![t] = "acquiring"]\n  /\\ UNCHANGED held\n',
+    )
+    spec = replace_once(
+        spec, '  /\\ lockState\' = "locked"\n', "  /\\ lockState' = \"locked\"\n  /\\ held' = 1\n"
+    )
+    spec = replace_once(
+        spec,
+        '  /\\ lockState\' = "unlocked"\n',
+        "  /\\ lockState' = \"unlocked\"\n  /\\ held' = 0\n",
+    )
+    return spec
+
+
+def hidden_counter_windows() -> list[dict]:
+    """Six windows of each action, enough to show both verdicts of the hidden-counter spec."""
+    w = spin_windows()
+    return [x for x in w if x["action"] == "AcquireLock"][:6] + [
+        x for x in w if x["action"] == "ReleaseLock"
+    ][:6]

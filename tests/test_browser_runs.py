@@ -91,8 +91,21 @@ def test_the_run_page_highlights_the_differing_variable_of_a_failing_window(brow
         reason="no successor of the spec matches the post-state",
         detail={"diff": {"lockState": {"trace": "locked", "spec": "unlocked"}}},
     )
+    make_window_result(
+        conformance,
+        "ReleaseLock",
+        verdict="undecided",
+        window_id="w43",
+        reason="no pre-state of the spec could be built for this window (held)",
+        detail={"hint": "add a state mapping for held to the adapter (`state:`)"},
+    )
     browser.get(f"{live_server.url}/runs/{run.pk}/")
     row = wait_for(browser, "#action-AcquireLock tr.differs")
+    # An undecided window is not listed as failing but apart, with how to resolve it, visibly.
+    resolve = browser.find_element("css selector", "#undecided-1 .resolve")
+    assert "Add a state mapping for held" in resolve.text
+    assert resolve.value_of_css_property("background-color") not in ("rgba(0, 0, 0, 0)", "")
+    assert not browser.find_elements("css selector", "#action-ReleaseLock")
     assert row.get_attribute("data-variable") == "lockState"
     # The highlight is visible, not just a class: the row has a coloured background.
     assert row.value_of_css_property("background-color") not in ("rgba(0, 0, 0, 0)", "")

@@ -5,56 +5,13 @@ import pytest
 
 from evaluation.contracts import parse_adapter
 from evaluation.phases.conformance import check_conformance
-from tests.conformance_support import replace_once, spin, spin_spec, spin_windows
+from tests.conformance_support import hidden_counter_windows, spec_with_hidden_counter, spin
 
 pytestmark = pytest.mark.tla
 
 
-def spec_with_hidden_counter() -> str:
-    """The reference spec plus a variable the traces never show, whose TypeOK admits no value
-    while the lock is held: a locked window has no pre-state under the TypeOK rule."""
-    spec = replace_once(
-        spin_spec(), "VARIABLES lockState, pc, callType", "VARIABLES lockState, pc, callType, held"
-    )
-    spec = replace_once(
-        spec, "vars == <<lockState, pc, callType>>", "vars == <<lockState, pc, callType, held>>"
-    )
-    spec = replace_once(
-        spec,
-        '  /\\ lockState \\in {"unlocked", "locked"}\n',
-        '  /\\ lockState \\in {"unlocked", "locked"}\n  /\\ held \\in {0}\n'
-        '  /\\ lockState = "locked" => held = 1\n',
-    )
-    spec = replace_once(
-        spec,
-        '  /\\ lockState = "unlocked"\n  /\\ pc = [t',
-        '  /\\ lockState = "unlocked"\n  /\\ held = 0\n  /\\ pc = [t',
-    )
-    spec = replace_once(
-        spec,
-        '  /\\ pc\' = [pc EXCEPT ![t] = "acquiring"]\n',
-        '  /\\ pc\' = [pc EXCEPT ![t] = "acquiring"]\n  /\\ UNCHANGED held\n',
-    )
-    spec = replace_once(
-        spec, '  /\\ lockState\' = "locked"\n', "  /\\ lockState' = \"locked\"\n  /\\ held' = 1\n"
-    )
-    spec = replace_once(
-        spec,
-        '  /\\ lockState\' = "unlocked"\n',
-        "  /\\ lockState' = \"unlocked\"\n  /\\ held' = 0\n",
-    )
-    return spec
-
-
-def windows():
-    w = spin_windows()
-    return [x for x in w if x["action"] == "AcquireLock"][:6] + [
-        x for x in w if x["action"] == "ReleaseLock"
-    ][:6]
-
-
 def test_unbuildable_pre_states_are_undecided_with_a_hint_and_do_not_pass():
-    outcome = check_conformance(spec_with_hidden_counter(), spin(), windows())
+    outcome = check_conformance(spec_with_hidden_counter(), spin(), hidden_counter_windows())
     per_action = outcome.details["per_action"]
     assert per_action["AcquireLock"]["passed"] == 6
     release = per_action["ReleaseLock"]
@@ -75,7 +32,9 @@ def test_a_state_mapping_for_what_the_hint_names_decides_them():
         '  callType: \'[t \\in Threads |-> IF obs.pc[t] = "idle" THEN "none" ELSE "lock"]\'\n',
         spin(),
     )
-    outcome = check_conformance(spec_with_hidden_counter(), spin(), windows(), adapter)
+    outcome = check_conformance(
+        spec_with_hidden_counter(), spin(), hidden_counter_windows(), adapter
+    )
     assert outcome.details["auxiliary_state"]["rule"] == "pinned"
     assert outcome.details["undecided"] == 0
     assert outcome.score == 1.0, outcome.details["failing_windows"][:2]

@@ -1,6 +1,10 @@
 """Filters for run and compare pages: scores are stored 0..1 and shown ×100."""
 
+import re
+
 from django import template
+from django.utils.html import escape
+from django.utils.safestring import mark_safe
 
 from leaderboard.rounding import MEAN, percent_text
 
@@ -41,3 +45,9 @@ def seconds(value):
     if value in (None, ""):
         return "—"
     return f"{float(value):.1f} s" if value < 600 else f"{float(value) / 60:.1f} min"
+
+
+@register.filter
+def code_spans(text):
+    """The scorer's hints quote names in backticks (`state:`); shown as code, the rest escaped."""
+    return mark_safe(re.sub(r"`([^`]+)`", r"<code>\1</code>", str(escape(text or ""))))

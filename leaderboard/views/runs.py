@@ -36,7 +36,11 @@ def _position(run: Run) -> int | None:
 @require_GET
 def run_detail(request, pk: int):
     run = _run(request, pk)
-    context = drilldown.run_page(run, expand_action=request.GET.get("all_windows"))
+    context = drilldown.run_page(
+        run,
+        expand_action=request.GET.get("all_windows"),
+        all_undecided=request.GET.get("all_undecided") == "1",
+    )
     context["queue_position"] = _position(run)
     context["is_mine"] = request.user.is_authenticated and run.submitter_id == request.user.pk
     return render(request, "leaderboard/run_detail.html", context)
