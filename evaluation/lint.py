@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from evaluation import prescan
 from evaluation.contracts import Adapter, Contract, identity_action
+from evaluation.tla import unicode
 from evaluation.tla.messages import lines_in
 from evaluation.tla.sandbox import Limits, precheck_spec, run_sany
 from evaluation.tla.splitter import Listing, list_module
@@ -28,8 +29,9 @@ def first_problem(
     sany_limits: Limits = SANY_LIMITS,
 ) -> str:
     """The first problem found in a decoded spec, or "" (the cheap pre-scan comes first, so the
-    parser never sees a text that would make it slow)."""
-    problem = prescan.first_problem(text)
+    parser never sees a text that would make it slow). Every check after the pre-scan reads the
+    spec as the scorer does, its Unicode symbols spelled in ASCII (`read_spec`)."""
+    text, problem = read_spec(text)
     if problem:
         return problem
     listing = list_module(text)
@@ -44,6 +46,27 @@ def first_problem(
         or check_precheck(text, contract, module)
         or check_sany(text, module, sany_limits)
     )
+
+
+def read_spec(text: str) -> tuple[str, str]:
+    """(the text every later check and phase reads, the pre-scan's problem or "").
+
+    The pre-scan sees the submitter's text and the text with its Unicode symbols spelled out
+    (`⟨` nests like `<<`, `¬` chains like `~`, `⊆` is nine columns), before tree-sitter parses
+    either, so the rewrite can neither slip a text past the pre-scan nor hand the parser one
+    it would refuse."""
+    problem = prescan.first_problem(text)
+    if problem:
+        return text, problem
+    spelled = unicode.spell_out(text)
+    if spelled == text:
+        return text, ""
+    what = "The spec (its Unicode symbols read as ASCII)"
+    problem = prescan.first_problem(spelled, what)
+    if problem:
+        return text, problem
+    read = unicode.to_ascii(text).text
+    return read, prescan.first_problem(read, what)
 
 
 def check_not_empty(listing: Listing) -> str:

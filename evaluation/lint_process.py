@@ -100,7 +100,7 @@ def _answer(request: dict) -> dict:
         answer["adapter"] = "The adapter nests too deeply to read."
     if adapter is not None and request["adapter"].strip():
         # Its action mappings must call the spec's own actions (conformance refuses the same).
-        problems = spec_problems(adapter, request["spec"])
+        problems = spec_problems(adapter, lint.read_spec(request["spec"])[0])
         answer["adapter"] = "; ".join(f"The adapter is not valid: {p}" for p in problems)
     try:
         parse_cfg(request.get("cfg") or "")

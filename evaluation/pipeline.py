@@ -52,7 +52,7 @@ from evaluation.scoring import (  # noqa: F401 (TIMEOUT_RULE: re-exported for th
     TIMEOUT,
     TIMEOUT_RULE,
 )
-from evaluation.tla import sandbox, tools
+from evaluation.tla import sandbox, tools, unicode
 from evaluation.tla.messages import lines_in  # noqa: F401
 from evaluation.tla.sandbox import sweep_abandoned_run_dirs  # noqa: F401
 from evaluation.tlc_cfg import CfgError, parse_cfg
@@ -149,7 +149,14 @@ def cfg_problem(cfg_text: str | None) -> str:
 def adapter_problems(adapter: Adapter, spec_text: str) -> list[str]:
     """Why an adapter cannot be used with this spec (its action mappings must call the spec's
     own actions), for the upload lint; conformance refuses the same adapter with the same text."""
-    return spec_problems(adapter, spec_text)
+    return spec_problems(adapter, unicode.to_ascii(spec_text).text)
+
+
+def noting(reading: unicode.AsciiSpec, outcome: PhaseOutcome) -> PhaseOutcome:
+    """P1's outcome, saying which Unicode symbols SANY was given in ASCII (nothing when none)."""
+    if reading.symbols:
+        outcome.details["unicode"] = reading.summary()
+    return outcome
 
 
 def crashed_outcome(phase: str, error: BaseException) -> PhaseOutcome:
@@ -174,8 +181,14 @@ def score_spec(
     phases=PHASES,
 ) -> ScoreReport:
     """Score one spec through `phases` (all four by default); `on_phase(outcome)` as each one
-    finishes. Only a full run has an overall and a fingerprint."""
+    finishes. Only a full run has an overall and a fingerprint.
+
+    The spec enters here: its standard Unicode symbols are read as their ASCII spelling
+    (`tla.unicode`, same lines), and every phase sees that one text; P1's details and the
+    fingerprint say how many symbols were rewritten. The stored spec stays the submitter's."""
     chosen = select_phases(phases)
+    reading = unicode.to_ascii(spec_text)
+    spec_text = reading.text
     adapter = complete_adapter(
         adapter or Adapter.identity_for(contract), contract, spec_text, cfg_text
     )
@@ -199,7 +212,7 @@ def score_spec(
 
     gate = ""
     if "syntax" in chosen:
-        p1 = record("syntax", lambda: syntax.check_syntax(spec_text, contract))
+        p1 = record("syntax", lambda: noting(reading, syntax.check_syntax(spec_text, contract)))
         if not syntax.syntax_passed(p1):
             gate = (
                 "the module does not parse (P1 < 1)"
@@ -243,7 +256,7 @@ def score_spec(
     return ScoreReport(
         outcomes=outcomes,
         overall=composite(outcomes),
-        fingerprint=fingerprint(contract, windows, adapter, cfg_text, outcomes),
+        fingerprint=fingerprint(contract, windows, adapter, cfg_text, outcomes, reading),
     )
 
 
@@ -259,6 +272,7 @@ def fingerprint(
     adapter: Adapter,
     cfg_text: str | None = None,
     outcomes: dict[str, PhaseOutcome] | None = None,
+    reading: unicode.AsciiSpec | None = None,
 ) -> dict:
     """What a score depends on besides the spec (DESIGN.md §3.3).
 
@@ -293,4 +307,6 @@ def fingerprint(
         "budgets": contract.budgets.as_dict(),
         "cfg_sha256": hashlib.sha256(cfg_text.encode()).hexdigest() if cfg_text else None,
         "weights": dict(PHASE_WEIGHTS),
+        # Standard Unicode symbols the tools were given in ASCII (0: the spec was read as sent).
+        "unicode_symbols_rewritten": reading.symbols if reading else 0,
     }
