@@ -17,8 +17,6 @@ pytestmark = [
 BY_NAME = {entry.name: entry for entry in CORPUS}
 # Where the spec itself stops short of P4, and why (not the scorer's doing).
 STOPS_BEFORE_P4 = {
-    # SANY 2.15 does not read the Unicode operators (∪, ×) this spec is written with.
-    "dqueue/specula/deepseek": "syntax",
     # The spec ASSUMEs every command is a [key: Keys] record; the contract pins commands that
     # also carry an id, so TLC reports the assumption false before exploring anything.
     "curp (bug)": "runtime",
