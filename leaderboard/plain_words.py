@@ -14,6 +14,7 @@ FIELD_LABELS = {
     "jar_sha256": "tla2tools.jar (SHA-256)",
     "tlc_version": "TLC version",
     "sany_version": "SANY version",
+    "unicode_symbols_rewritten": "Unicode symbols read as ASCII",
     "java_version": "Java",
     "task": "Task",
     "contract_version": "Task contract version",

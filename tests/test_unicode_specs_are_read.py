@@ -5,7 +5,7 @@ and junction lists stay the lists they were."""
 import pytest
 
 from evaluation import pipeline
-from evaluation.contracts import load_contract
+from evaluation.contracts import TASKS_DATA_DIR, load_contract
 from evaluation.tla.sandbox import run_sany
 from evaluation.tla.splitter import _parser
 from evaluation.tla.unicode import TABLE, spell_out, to_ascii
@@ -164,6 +164,10 @@ def test_sany_messages_point_at_the_submitters_line():
 @pytest.mark.tla
 def test_the_upload_lint_reads_the_rewrite():
     assert pipeline.lint(SPIN, load_contract("spin")) == ""
+    # The site's check, in its child interpreter, with an adapter naming the spec's actions.
+    adapter = "actions:\n  AcquireLock: AcquireLock(actor)\n  ReleaseLock: ReleaseLock(actor)\n"
+    outcome = pipeline.check_isolated(SPIN, adapter, "spin", TASKS_DATA_DIR, 60)
+    assert (outcome.spec, outcome.adapter) == ("", "")
 
 
 def test_the_pre_scan_sees_the_spelled_out_text():
