@@ -60,7 +60,9 @@ from evaluation.tlc_cfg import CfgError, parse_cfg
 # The reason prefix of an invariant over state the adapter invents (the run page marks it).
 NOT_MODELLED = invariants.NOT_MODELLED
 
-SCORER_VERSION = "1.1.0"
+# 1.2.0: specs written with the standard Unicode symbols are read as ASCII (ASCII specs score
+# as under 1.1.0).
+SCORER_VERSION = "1.2.0"
 
 
 class PhaseCrashed(RuntimeError):
