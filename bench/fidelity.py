@@ -31,6 +31,11 @@ def summary(report) -> dict:
         if name == "invariant":
             row["invariants"] = {i.name: i.verdict for i in o.invariants}
             row["reasons"] = {i.name: i.reason[:200] for i in o.invariants if i.reason}
+            # TLC runs and their times: a figure the machine's load does not change.
+            row["runs"] = [
+                f"{r['checked'][:60]}: exit {r['exit_code']}, {r['seconds']:.1f} s"
+                for r in o.details.get("runs", [])
+            ]
         if o.status == "error" or "error" in o.details:
             row["error"] = str(o.details.get("error") or o.details.get("reason"))[:400]
         phases[name] = row

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.contracts import Invariant, SchemaVar, load_contract
+from evaluation.contracts import Adapter, Invariant, SchemaVar, load_contract
 from evaluation.phases import invariants
-from evaluation.phases.invariants import check_invariants, check_modes
-from evaluation.tla.sandbox import Limits
+from evaluation.phases.invariants import check_invariants, check_modes, lasso_module
+from evaluation.tla.sandbox import Limits, run_tlc
 
 pytestmark = pytest.mark.tla
 
@@ -150,6 +150,52 @@ def test_a_liveness_violation_in_a_joint_run_is_a_violation_of_each_property(spi
     assert found["Reaches"].counterexample[-1].get("stuttering") is True
     joint = [r for r in outcome.details["runs"] if r["checked"].startswith("together")]
     assert any(r["exit_code"] == 13 for r in joint)
+
+
+def test_a_replayed_joint_counterexample_gives_the_verdicts_of_lone_runs(spin):
+    # The joint run's lasso is replayed against each property; the ones it does not violate
+    # are checked on their own. Every verdict must be the one a lone run gives.
+    found = (
+        ("liveness", "Reaches == <>(x = 3)"),
+        ("liveness", "Settles == <>[](x = 3)"),
+        ("liveness", "Moves == <>(x = 1)"),
+        ("liveness", "Bounded == [](x <= 3)"),
+    )
+    spec = COUNTER.format(after_three="x", spec="Spec == Init /\\ [][Next]_x")
+    outcome = check_invariants(spec, counter_contract(spin, *found))
+    alone = {
+        kind_def[1].split(" ==")[0]: verdicts(
+            check_invariants(spec, counter_contract(spin, kind_def))
+        ).popitem()[1]
+        for kind_def in found
+    }
+    assert verdicts(outcome) == alone
+    assert alone["Bounded"] == "holds" and alone["Reaches"] == "violated"
+    replays = [r for r in outcome.details["runs"] if r["checked"].startswith("replay")]
+    assert any(r["exit_code"] == 13 for r in replays)
+
+
+def test_a_lasso_that_is_not_a_fair_behaviour_of_the_spec_violates_nothing(spin):
+    contract = counter_contract(spin, ("liveness", "Reaches == <>(x = 3)"))
+    check = invariants.build_modules(
+        COUNTER.format(after_three="x", spec=FAIR), contract, Adapter.identity_for(contract)
+    )
+    unfair = [{"vars": {"x": "0"}}, {"vars": {"x": "1"}}, {"stuttering": True}]  # WF_x(Next)
+    unreachable = [{"vars": {"x": "7"}}, {"vars": {"x": "8"}}, {"back_to": 1}]  # Init is x = 0
+    genuine = [{"vars": {"x": "0"}}, {"vars": {"x": "1"}}, {"stuttering": True}]
+    cfg = check.cfg(properties=["Reaches"], live=True).replace("Live\n", "LSpec\n")
+    exits = {}
+    for label, trace, spec_check in (
+        ("unfair", unfair, check),
+        ("unreachable", unreachable, check),
+        ("genuine", genuine, replace(check, fairness=replace(check.fairness, conjuncts=()))),
+    ):
+        modules = {**check.modules, f"{check.prefix}Lasso": lasso_module(spec_check, trace)}
+        run = run_tlc(modules, f"{check.prefix}Lasso", cfg, ["-deadlock"])
+        exits[label] = run.exit_code
+    # Only a lasso that is a fair behaviour of the spec can violate the property.
+    assert exits["unfair"] != 13 and exits["unreachable"] != 13
+    assert exits["genuine"] == 13
 
 
 def test_an_evaluation_error_shows_tlcs_own_message(spin):

@@ -75,6 +75,8 @@ NO_SPEC_NOTE = (
     "checked under Init /\\ [][Next]_vars without fairness (the spec defines no Spec to take "
     "fairness from)"
 )
+# A replay explores one lasso of a few dozen states: far less than a budget.
+LASSO_REPLAY_SECONDS = 60
 INIT_DONE = 2190  # "Finished computing initial states: N distinct states generated"
 TRACE_CODES = (msg.BEHAVIOR, msg.STATE, 2264, 2122, 2218)
 _INIT_STATES = re.compile(r"(\d+) distinct states? generated")
@@ -139,6 +141,7 @@ class CheckModules:
     flags: list[str]
     init: str = INIT
     next: str = NEXT
+    variables: tuple[str, ...] = ()
 
     def check_name(self, invariant: str) -> str:
         return f"{self.prefix}_{invariant}"
@@ -185,6 +188,7 @@ def build_modules(spec_text: str, contract: Contract, adapter: Adapter) -> Check
         flags=tlc_flags(contract),
         init=init,
         next=nxt,
+        variables=tuple(list_module(spec_text).variables),
     )
 
 
@@ -677,10 +681,103 @@ def _check_together(check, kinds, modes, names: list[str], live: bool, budget: _
             )
             remaining.remove(violated)
         elif _temporal_violation(run):
-            remaining = invariants
+            decided = _replay_lasso(check, kinds, properties, run, budget) if live else {}
+            verdicts.update(decided)
+            remaining = [n for n in remaining if n not in decided] if decided else invariants
         else:
             break
     return verdicts
+
+
+def _replay_lasso(check: CheckModules, kinds, properties: list[str], run: ToolRun, budget) -> dict:
+    """Which properties of a joint liveness run its counterexample violates, each asked of TLC
+    alone on a spec whose only behaviour is that lasso (`lasso_module`). A few seconds each,
+    instead of a fresh exploration per property; a property the lasso does not violate, or any
+    replay that fails, is left undecided for the next run."""
+    module = lasso_module(check, parse_trace(run.messages))
+    if module is None:
+        return {}
+    root = f"{check.prefix}Lasso"
+    modules = {**check.modules, root: module}
+    # Our trace spec stops at the end of a stuttering lasso: that is no deadlock of the spec.
+    flags = check.flags if "-deadlock" in check.flags else ["-deadlock", *check.flags]
+    verdicts = {}
+    for name in properties:
+        limits = budget.joint()
+        if limits is None:
+            break
+        limits.wall_seconds = min(limits.wall_seconds, LASSO_REPLAY_SECONDS)
+        limits.cpu_seconds = int(limits.wall_seconds * 2) + 5
+        cfg = check.cfg(properties=[name], live=True).replace(
+            f"SPECIFICATION {check.prefix}Live", f"SPECIFICATION {check.prefix}LSpec"
+        )
+        replay = run_tlc(modules, root, cfg, flags, limits)
+        budget.runs.append(
+            {
+                "checked": f"replay of the joint counterexample: {name}",
+                "status": replay.status,
+                "exit_code": replay.exit_code,
+                "seconds": round(replay.wall_seconds, 3),
+            }
+        )
+        if _temporal_violation(replay):
+            outcome = verdict_from_run(name, kinds[name], run, budget.per_invariant, PROPERTY)
+            outcome.reason += (
+                " (the joint run's counterexample; TLC confirmed that it violates this property "
+                "on its own)"
+            )
+            verdicts[name] = outcome
+    return verdicts
+
+
+def lasso_module(check: CheckModules, trace: list[dict]) -> str | None:
+    """A module whose only behaviour is the lasso TLC printed, or None when the trace is not a
+    complete lasso over the spec's variables.
+
+    Every step must also be a step of the spec (Init, then Next or a stutter) and the spec's
+    fairness is conjoined, so a property this behaviour violates is violated by a fair behaviour
+    of the spec itself, whatever the printed values were: a value that does not read back the
+    same leaves no behaviour, and a property is then never found violated here."""
+    states = [s for s in trace if "vars" in s]
+    end = trace[-1] if trace else {}
+    variables = list(check.variables)
+    if not states or not variables or not (end.get("stuttering") or end.get("back_to")):
+        return None
+    if any(set(s["vars"]) != set(variables) for s in states):
+        return None
+    p, n = check.prefix, len(states)
+    at = f"{p}At"
+    rows = ",\n".join(
+        "  <<" + ", ".join(f"({s['vars'][v]})" for v in variables) + ">>" for s in states
+    )
+    if end.get("stuttering"):
+        step = [f"{at} < {n}", f"{at}' = {at} + 1"]
+    else:
+        back = end["back_to"]
+        if not 1 <= back <= n:
+            return None
+        step = [f"{at}' = IF {at} < {n} THEN {at} + 1 ELSE {back}"]
+    pick = [f"{v}' = {p}Trace[{at}'][{i}]" for i, v in enumerate(variables, 1)]
+    start = [f"{v} = {p}Trace[1][{i}]" for i, v in enumerate(variables, 1)]
+    fair = [f"{p}Fair{i}" for i in range(len(check.fairness.conjuncts))]
+    spec = [f"{p}LInit", f"[][{p}LNext]_{p}LVars", f"WF_{p}LVars({p}LNext)", *fair]
+    return "\n".join(
+        [
+            f"---- MODULE {p}Lasso ----",
+            f"EXTENDS {check.root}",
+            f"VARIABLE {at}",
+            f"{p}Trace == <<\n{rows}\n>>",
+            f"{p}LVars == <<{at}, {p}Vars>>",
+            f"{p}LInit == " + _conj([f"{at} = 1", *start, f"({check.init})"]),
+            f"{p}LNext == " + _conj([*step, *pick, f"(({check.next}) \\/ UNCHANGED {p}Vars)"]),
+            f"{p}LSpec == " + " /\\ ".join(spec),
+            "====",
+        ]
+    )
+
+
+def _conj(parts: list[str]) -> str:
+    return "\n".join(f"  /\\ {part}" for part in parts)
 
 
 def _temporal_violation(run: ToolRun) -> bool:
