@@ -69,3 +69,13 @@ def test_failed_training_is_remembered_and_not_fatal(cache):
     assert appcds.archive_for(SANY, ["-Xtest"], failing) is None
     assert len(calls) == 1
     assert not any(p.suffix in (".jsa", ".tmp") for p in cache.iterdir())
+
+
+def test_a_long_run_uses_full_jit_and_still_maps_the_archive(cache, monkeypatch):
+    # The archive is made by a C1-only JVM; a long P4 run (C2 too) must map it all the same.
+    monkeypatch.setattr(sandbox, "CDS_SHARE", "-Xshare:on")
+    cfg = "INIT Init\nNEXT Next\n"
+    quick = sandbox.run_tlc({"Cds": MODULE}, "Cds", cfg)
+    long = sandbox.run_tlc({"Cds": MODULE}, "Cds", cfg, limits=sandbox.Limits(long_run=True))
+    assert quick.status == long.status == "ok", long.output[-2000:]
+    assert sandbox.QUICK_JIT in quick.flags and sandbox.QUICK_JIT not in long.flags

@@ -530,6 +530,7 @@ class _Budget:
             cpu_seconds=int(wall * 2) + 5,
             heap_mb=self.heap_mb,
             scratch_mb=self.scratch_mb,
+            long_run=True,
         )
 
 
@@ -708,6 +709,7 @@ def _replay_lasso(check: CheckModules, kinds, properties: list[str], run: ToolRu
             break
         limits.wall_seconds = min(limits.wall_seconds, LASSO_REPLAY_SECONDS)
         limits.cpu_seconds = int(limits.wall_seconds * 2) + 5
+        limits.long_run = False
         cfg = check.cfg(properties=[name], live=True).replace(
             f"SPECIFICATION {check.prefix}Live", f"SPECIFICATION {check.prefix}LSpec"
         )
