@@ -83,6 +83,10 @@ class SchemaVar:
     # False: model state the traces never record but the invariants need; the spec must expose
     # it under this name (or through the adapter) and no window constrains it.
     observed: bool = True
+    # P3 compares this variable through this TLA+ expression over the schema variables and the
+    # pinned constants (a refinement mapping the contract fixes): the part of the observed state
+    # it folds or hides is the implementation's, not the protocol's. "" compares it as it is.
+    view: str = ""
 
 
 @dataclass(frozen=True)
@@ -338,7 +342,7 @@ def _schema(r: _Reader, value) -> dict[str, SchemaVar]:
     for name, spec in data.items():
         where = f"schema.{name}"
         r.identifier(name, where)
-        spec = r.mapping(spec, where, ("values",), ("doc", "observed"))
+        spec = r.mapping(spec, where, ("values",), ("doc", "observed", "view"))
         observed = spec.get("observed", True)
         if not isinstance(observed, bool):
             r.fail(f"{where}.observed", "expected true or false")
@@ -346,6 +350,7 @@ def _schema(r: _Reader, value) -> dict[str, SchemaVar]:
             values=r.tla(spec["values"], f"{where}.values"),
             doc=r.string(spec.get("doc", ""), f"{where}.doc", allow_empty=True),
             observed=observed,
+            view=r.tla(spec["view"], f"{where}.view") if "view" in spec else "",
         )
     return schema
 

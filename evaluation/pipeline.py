@@ -61,8 +61,9 @@ from evaluation.tlc_cfg import CfgError, parse_cfg
 NOT_MODELLED = invariants.NOT_MODELLED
 
 # 1.2.0: specs written with the standard Unicode symbols are read as ASCII (ASCII specs score
-# as under 1.1.0).
-SCORER_VERSION = "1.2.0"
+# as under 1.1.0). 1.3.0: P3 compares a variable with a contract `view` through it (only
+# contracts that declare one, locksvc, score differently).
+SCORER_VERSION = "1.3.0"
 
 
 class PhaseCrashed(RuntimeError):

@@ -202,3 +202,8 @@ def test_version_covers_the_description(tmp_path):
     before = load_contract("spin", root).version
     (root / "spin" / "description.md").write_text("Something else.\n")
     assert load_contract("spin", root).version != before
+
+
+def test_schema_view_that_does_not_parse(tmp_path):
+    message = _error(tmp_path, lambda d: d["schema"]["lockState"].update(view="[lockState EXCEPT"))
+    assert "schema.lockState.view: TLA+ expression does not parse" in message

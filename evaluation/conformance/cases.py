@@ -114,10 +114,11 @@ def _alternatives(value, vocab: Vocab) -> list[tuple[str | None, object]]:
     return [(None, alt) for alt in options if not _same(alt, value)]
 
 
-def _variants(state: dict, vocab: dict[str, Vocab], actor: str | None = None):
+def _variants(state: dict, vocab: dict[str, Vocab], actor: str | None = None, skip=frozenset()):
     """One-change variants; with `actor`, function variables change only at the actor's key
-    (what an action of that actor plausibly writes)."""
-    for var in sorted(state):
+    (what an action of that actor plausibly writes). Variables in `skip` (compared through a
+    contract view, which may fold the change away) are left as they are."""
+    for var in sorted(set(state) - set(skip)):
         for key, alt in _alternatives(state[var], vocab[var]):
             if actor is not None and key is not None and key != actor:
                 continue
@@ -149,7 +150,7 @@ def _same_json(a, b) -> bool:
     return _canon(a) == _canon(b)
 
 
-def negative_cases(real: list[Case], vocab: dict[str, Vocab]) -> list[Case]:
+def negative_cases(real: list[Case], vocab: dict[str, Vocab], viewed=frozenset()) -> list[Case]:
     """Negative checks derived from the real cases, in a deterministic order.
 
     neg-post: the same pre-state and actor, the real post-state with one schema variable (or one
@@ -160,6 +161,7 @@ def negative_cases(real: list[Case], vocab: dict[str, Vocab]) -> list[Case]:
       window's pre- or post-state) but never shows this action/actor start from, to that state
       with one variable or key changed; states closest to the real pre-state first. Catches
       dropped guards, which the real pre-states (where the guard held) cannot expose.
+    Variables in `viewed` (compared through a contract view) are never the one changed.
     At most `cap` new checks per real case and family (NEGATIVES_PER_FAMILY, lowered so the total
     stays near max(NEGATIVES_TOTAL, NEGATIVES_PER_REAL x real cases)); duplicates are checked once.
     """
@@ -185,7 +187,7 @@ def negative_cases(real: list[Case], vocab: dict[str, Vocab]) -> list[Case]:
     for case in real:
         seen = observed_posts[_canon([case.action, case.actor, case.pre])]
         taken = 0
-        for post in _variants(case.post, vocab):
+        for post in _variants(case.post, vocab, skip=viewed):
             if taken < cap and _canon(post) not in seen:
                 taken += add(case, "neg-post", case.pre, post)
         taken = 0
@@ -193,7 +195,7 @@ def negative_cases(real: list[Case], vocab: dict[str, Vocab]) -> list[Case]:
         for _key, state in ordered:
             if _canon([case.action, case.actor, state]) in observed_posts:
                 continue
-            for post in _variants(state, vocab, case.actor):
+            for post in _variants(state, vocab, case.actor, viewed):
                 if taken >= cap:
                     break
                 taken += add(case, "neg-step", state, post)

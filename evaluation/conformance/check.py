@@ -18,7 +18,7 @@ from evaluation import adapter_text
 from evaluation.adapter_check import spec_problems
 from evaluation.conformance import auxstate, diagnose
 from evaluation.conformance import generator as gen
-from evaluation.conformance.cases import build_cases, negative_cases, validate_window
+from evaluation.conformance.cases import build_cases, is_full, negative_cases, validate_window
 from evaluation.conformance.runner import (
     TLC_ARGS,
     AuxRuleError,
@@ -26,7 +26,12 @@ from evaluation.conformance.runner import (
     SetupError,
     check_cases,
 )
-from evaluation.conformance.spectext import module_name, spec_constants, spec_variables
+from evaluation.conformance.spectext import (
+    module_name,
+    spec_constants,
+    spec_variables,
+    substitute,
+)
 from evaluation.conformance.vocab import schema_vocab
 from evaluation.contracts import Adapter
 from evaluation.results import ActionOutcome, PhaseOutcome, WindowOutcome
@@ -59,9 +64,14 @@ def _check(spec_text, contract, windows, adapter, start) -> PhaseOutcome:
     if refused:
         return _phase_error("the adapter is refused: " + "; ".join(refused))
     vocab = schema_vocab(contract)
-    reasons = [validate_window(w, contract, vocab) for w in windows]
+    observed = _constrained(contract, windows)
+    views = _views(contract, observed)
+    reasons = [
+        validate_window(w, contract, vocab) or _view_problem(w, views, observed, vocab)
+        for w in windows
+    ]
     cases = build_cases(windows, [not r for r in reasons])
-    negatives = negative_cases(cases, vocab)
+    negatives = negative_cases(cases, vocab, set(views))
     variables = spec_variables(spec_text)
     declared = set(spec_constants(spec_text))
     init, nxt = adapter_text.behaviour(adapter, spec_text)
@@ -71,8 +81,9 @@ def _check(spec_text, contract, windows, adapter, start) -> PhaseOutcome:
         next=nxt,
         nonce=secrets.token_hex(6),
         adapter=adapter,
-        observed=_constrained(contract, windows),
+        observed=observed,
         vocab=vocab,
+        views=views,
         spec_variables=variables,
         constants={
             k: v
@@ -157,6 +168,32 @@ def _constrained(contract, windows) -> list[str]:
     return [v for v, var in contract.schema.items() if var.observed or v in named]
 
 
+def _views(contract, observed: list[str]) -> dict[str, str]:
+    """The contract's views of the observed variables, its pinned constants written in."""
+    constants = {k: f"({v})" for k, v in contract.constants.items()}
+    return {
+        v: substitute(contract.schema[v].view, constants)
+        for v in observed
+        if contract.schema[v].view
+    }
+
+
+def _view_problem(window: dict, views: dict[str, str], observed: list[str], vocab) -> str:
+    """'' unless a viewed variable is given without all the variables its view reads."""
+    for side in ("pre_state", "post_state"):
+        state = window.get(side) or {}
+        for var in sorted(views):
+            if var not in state:
+                continue
+            for read in gen.view_reads(views[var], observed):
+                if read not in state or not is_full(state[read], vocab[read]):
+                    return (
+                        f"{side}: the contract compares {var} through a view that needs "
+                        f"{read} given in full"
+                    )
+    return ""
+
+
 def _explain(problem: str, adapter, actions: list[str]) -> str:
     hints = [a for a in actions if adapter.actions[a].split("(")[0].strip() in problem]
     prefix = f"adapter action(s) {hints} do not resolve in the spec: " if hints else ""
@@ -171,10 +208,15 @@ def _diagnose(plan, spec_text, cases, failing, actions, aux, budget) -> dict[int
         sub = gen.AuxRule(
             aux.kind, aux.variables, aux.candidates, [aux.per_case[i] for i in failing]
         )
-    found = diagnose.successors(plan, spec_text, [cases[i] for i in failing], actions, sub, budget)
+    viewed: dict[int, dict] = {}
+    chosen = [cases[i] for i in failing]
+    found = diagnose.successors(plan, spec_text, chosen, actions, sub, budget, viewed)
     if found is None:
         return {}
-    return {i: diagnose.closest(found[k], cases[i].post) for k, i in enumerate(failing)}
+    return {
+        i: diagnose.closest(found[k], {**cases[i].post, **viewed.get(k, {})})
+        for k, i in enumerate(failing)
+    }
 
 
 def _undecidable(plan, cases, results, aux) -> dict[int, str]:

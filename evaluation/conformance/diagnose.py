@@ -75,9 +75,17 @@ def read_tagged(output: str, nonce: str, tag: str) -> list[tuple]:
 
 
 def successors(
-    plan: gen.Plan, spec_text: str, cases: list[Case], actions, aux, budget: Budget
+    plan: gen.Plan,
+    spec_text: str,
+    cases: list[Case],
+    actions,
+    aux,
+    budget: Budget,
+    viewed_posts: dict[int, dict] | None = None,
 ) -> dict[int, list[dict]] | None:
-    """Projected successors per case index (None when the run could not be read)."""
+    """Projected successors per case index (None when the run could not be read), seen
+    through the contract's views; `viewed_posts` gets each case's post-state values of the
+    viewed variables through the same views, to diff against."""
     if not cases or budget.remaining() <= 2:
         return None
     module = gen.build_module(plan, cases, actions, aux, diagnose=True)
@@ -90,6 +98,9 @@ def successors(
         state = dict(zip(plan.observed, values, strict=True))
         if 1 <= k <= len(cases) and not any(same(state, s) for s in out[k - 1]):
             out[k - 1].append(state)
+            if viewed_posts is not None:
+                names = [v for v in sorted(plan.views) if v in cases[k - 1].post]
+                viewed_posts[k - 1] = dict(zip(names, to_json_like(item[3]), strict=True))
     return out
 
 

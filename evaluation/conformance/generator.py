@@ -57,6 +57,24 @@ class Plan:
     count: bool = True  # print one tag per candidate pre-state of real cases
     init: str = "Init"  # the spec's behaviour, by the adapter's (or cfg's) names
     next: str = "Next"
+    # schema variable -> the contract's view of it (contract constants already substituted):
+    # windows and the spec's projection are compared through it (schema `view`)
+    views: dict[str, str] = field(default_factory=dict)
+
+    def view_reads(self, var: str) -> list[str]:
+        """The schema variables the view of `var` reads (the window must give them in full)."""
+        return view_reads(self.views[var], self.observed)
+
+    def viewed(self, var: str, values: dict[str, str]) -> str:
+        """The view of `var` with each schema variable replaced by the given TLA+ text."""
+        if var not in self.views:
+            return values[var]
+        names = {v: f"({t})" for v, t in values.items()}
+        return "(" + (substitute(self.views[var], names) if names else self.views[var]) + ")"
+
+
+def view_reads(view: str, variables: list[str]) -> list[str]:
+    return [v for v in variables if substitute(view, {v: "(0)"}) != view]
 
 
 def n(plan: Plan, name: str) -> str:
@@ -84,7 +102,8 @@ def identity_pinned(plan: Plan, case: Case) -> set[str]:
     return {
         var
         for var, value in case.pre.items()
-        if plan.adapter.variables.get(var, var).strip() == var
+        if var not in plan.views
+        and plan.adapter.variables.get(var, var).strip() == var
         and var in plan.spec_variables
         and var not in plan.adapter.state
         and is_full(value, plan.vocab[var])
@@ -125,11 +144,21 @@ def _constraints(plan: Plan, state: dict, skip: set[str]) -> str:
             continue
         i = plan.observed.index(var) + 1
         value = state[var]
-        if is_full(value, plan.vocab[var]):
+        if var in plan.views:
+            given = {v: to_tla(state[v]) for v in plan.view_reads(var)}
+            items.append(f"<<{i}, FALSE, 0, {plan.viewed(var, given)}>>")
+        elif is_full(value, plan.vocab[var]):
             items.append(f"<<{i}, FALSE, 0, {to_tla(value)}>>")
         else:
             items.extend(f"<<{i}, TRUE, {to_tla(k)}, {to_tla(value[k])}>>" for k in sorted(value))
     return "<<" + ", ".join(items) + ">>"
+
+
+def _viewed_post(plan: Plan, case: Case) -> str:
+    """The window's post-state values of the viewed variables, through their views (sorted)."""
+    viewed = [v for v in sorted(plan.views) if v in case.post]
+    values = [plan.viewed(v, {r: to_tla(case.post[r]) for r in plan.view_reads(v)}) for v in viewed]
+    return "<<" + ", ".join(values) + ">>"
 
 
 def _tuple(items: list[str]) -> str:
@@ -149,6 +178,8 @@ def build_module(
     lines += _projection(plan)
     lines += _tables(plan, cases, actions)
     lines += _init(plan, cases, aux)
+    if diagnose:
+        lines.append(f"{n(plan, 'E')} == {_tuple([_viewed_post(plan, c) for c in cases])}")
     lines += _next(plan, actions, diagnose)
     lines.append("====")
     return "\n".join(lines) + "\n"
@@ -161,8 +192,19 @@ def _projection(plan: Plan) -> list[str]:
         for k, var in enumerate(plan.observed, start=1)
     ]
     projection = ", ".join(f"{n(plan, 'V')}({k})" for k in range(1, len(plan.observed) + 1))
+    projected = {v: f"{n(plan, 'V')}({k})" for k, v in enumerate(plan.observed, start=1)}
+    views = [
+        f"{i} = {k} -> {plan.viewed(var, projected)}"
+        for k, var in enumerate(plan.observed, start=1)
+        if var in plan.views
+    ]
+    compared = f"CASE {' [] '.join(views)} [] OTHER -> {n(plan, 'V')}({i})" if views else None
+    viewed = ", ".join(f"{n(plan, 'W')}({k})" for k in range(1, len(plan.observed) + 1))
     return [
         f"{n(plan, 'V')}({i}) == CASE " + "\n  [] ".join(arms),
+        # What windows are compared with: the projection, through the contract's views.
+        f"{n(plan, 'W')}({i}) == {compared or n(plan, 'V') + '(' + i + ')'}",
+        f"{n(plan, 'WProj')} == <<{viewed}>>",
         f"{n(plan, 'Sat')}({v}, {c}) == IF {c}[2] THEN {c}[3] \\in DOMAIN {v} "
         f"/\\ {v}[{c}[3]] = {c}[4] ELSE {v} = {c}[4]",
         f"{n(plan, 'Proj')} == <<{projection}>>",
@@ -196,7 +238,7 @@ def _observed(plan: Plan, case: Case) -> str:
 
 def _check_all(plan: Plan, table: str, primed: bool) -> str:
     w, i, cs = n(plan, "w"), n(plan, "i"), n(plan, "cs")
-    value = f"{n(plan, 'V')}({cs}[{i}][1])"
+    value = f"{n(plan, 'W')}({cs}[{i}][1])"
     if primed:
         value = f"({value})'"
     return (
@@ -307,8 +349,10 @@ def _next(plan: Plan, actions: list[str], diagnose: bool = False) -> list[str]:
         f"  /\\ CASE {arms}",
     ]
     if diagnose:
-        # Every successor, projected to the schema, for the failing-window diff.
-        lines.append(f'  /\\ PrintT(<<"{plan.nonce}s", {w}, {n(plan, "Proj")}\'>>)')
+        # Every successor, projected to the schema and viewed, for the failing-window diff.
+        lines.append(
+            f'  /\\ PrintT(<<"{plan.nonce}s", {w}, {n(plan, "WProj")}\', {n(plan, "E")}[{w}]>>)'
+        )
     else:
         lines.append("  /\\ " + _check_all(plan, n(plan, "Q"), primed=True))
         lines.append(f'  /\\ PrintT(<<"{plan.nonce}v", {w}>>)')
