@@ -85,6 +85,20 @@ def test_locksvc_set_mailbox_passes_with_one_message_and_fails_on_order_with_two
     assert second.verdict == "fail" and "network[0]" in second.reason
 
 
+def test_locksvc_deepseek_finished_client_is_not_representable_and_the_reason_names_it():
+    # The spec has no client phase: once the server took its UnlockMsg, a finished client looks
+    # like one that never asked (and may ask again). The reason names the mapped key.
+    after_done = _windows(
+        "locksvc",
+        "ClientCriticalSection",
+        lambda w: "Done" in w["pre_state"]["pc"].values() and w["pre_state"]["network"]["0"] == [],
+    )
+    outcome = _conformance("locksvc/deepseek", after_done[:1])
+    (window,) = outcome.windows
+    assert window.verdict == "fail"
+    assert "the mappings show pc[" in window.reason and "trace 'Done'" in window.reason
+
+
 def test_raftkvs_election_timeout_is_decided_by_the_state_mapping():
     windows = _windows("raftkvs", "ElectionTimeout", lambda w: True)[:3]
     outcome = _conformance("raftkvs/claude", windows)

@@ -116,9 +116,9 @@ def _check(spec_text, contract, windows, adapter, start) -> PhaseOutcome:
         return _phase_error(_explain(str(exc), adapter, actions))
     real, neg = results[: len(cases)], results[len(cases) :]
     failing = [i for i, r in enumerate(real) if r.verdict == "fail"]
-    closest = _diagnose(plan, spec_text, cases, failing, actions, aux, budget)
+    closest, pre_diffs = _diagnose(plan, spec_text, cases, failing, actions, aux, budget)
     window_outcomes = _windows(
-        windows, reasons, cases, real, closest, _undecidable(plan, cases, real, aux)
+        windows, reasons, cases, real, closest, _undecidable(plan, cases, real, aux), pre_diffs
     )
     action_outcomes, score, per_action = _actions(contract, window_outcomes, negatives, neg)
     passed = sum(1 for w in window_outcomes if w.verdict == "pass")
@@ -200,23 +200,27 @@ def _explain(problem: str, adapter, actions: list[str]) -> str:
     return prefix + "the conformance wrapper could not be checked: " + problem
 
 
-def _diagnose(plan, spec_text, cases, failing, actions, aux, budget) -> dict[int, list]:
+def _diagnose(plan, spec_text, cases, failing, actions, aux, budget) -> tuple[dict, dict]:
+    """Failing case index -> its closest successors, and -> where the mappings of a pre-state
+    built entirely from the window disagree with it."""
     if not failing:
-        return {}
+        return {}, {}
     sub = aux
     if aux.kind == "explored":
         sub = gen.AuxRule(
             aux.kind, aux.variables, aux.candidates, [aux.per_case[i] for i in failing]
         )
     viewed: dict[int, dict] = {}
+    pre: dict[int, list[dict]] = {}
     chosen = [cases[i] for i in failing]
-    found = diagnose.successors(plan, spec_text, chosen, actions, sub, budget, viewed)
+    found = diagnose.successors(plan, spec_text, chosen, actions, sub, budget, viewed, pre)
     if found is None:
-        return {}
-    return {
+        return {}, {}
+    closest = {
         i: diagnose.closest(found[k], {**cases[i].post, **viewed.get(k, {})})
         for k, i in enumerate(failing)
     }
+    return closest, {i: pre[k] for k, i in enumerate(failing) if pre.get(k)}
 
 
 def _undecidable(plan, cases, results, aux) -> dict[int, str]:
@@ -235,7 +239,9 @@ def _undecidable(plan, cases, results, aux) -> dict[int, str]:
     return out
 
 
-def _windows(windows, reasons, cases, results, closest, undecidable) -> list[WindowOutcome]:
+def _windows(
+    windows, reasons, cases, results, closest, undecidable, pre_diffs=None
+) -> list[WindowOutcome]:
     by_window: dict[int, int] = {}
     for ci, case in enumerate(cases):
         for wi in case.windows:
@@ -263,6 +269,9 @@ def _windows(windows, reasons, cases, results, closest, undecidable) -> list[Win
             elif r.verdict == "fail":
                 detail["closest"] = closest.get(ci, [])
                 reason = _fail_reason(r.freedom, detail["closest"], bool(cases[ci].pre))
+                if r.freedom == 0 and (pre_diffs or {}).get(ci):
+                    detail["pre_differences"] = pre_diffs[ci]
+                    reason += "; the mappings show " + _diff_text(pre_diffs[ci])
         out.append(
             WindowOutcome(
                 action=str(window.get("action")),
@@ -291,14 +300,18 @@ def _fail_reason(freedom, closest, has_pre: bool = True) -> str:
         )
     if not closest:
         return "the action is not enabled from the window's pre-state"
-    diff = closest[0]["differences"]
-    parts = [
+    return "post-state not reachable in one step; closest successor differs in " + _diff_text(
+        closest[0]["differences"]
+    )
+
+
+def _diff_text(diff: list[dict]) -> str:
+    return "; ".join(
         f"{d['variable']}"
         + (f"[{d['key']}]" if "key" in d else "")
         + f": spec {d['spec']!r}, trace {d['trace']!r}"
         for d in diff[:4]
-    ]
-    return "post-state not reachable in one step; closest successor differs in " + "; ".join(parts)
+    )
 
 
 def _actions(contract, window_outcomes, negatives, neg_results):

@@ -82,10 +82,12 @@ def successors(
     aux,
     budget: Budget,
     viewed_posts: dict[int, dict] | None = None,
+    pre_differences: dict[int, list[dict]] | None = None,
 ) -> dict[int, list[dict]] | None:
     """Projected successors per case index (None when the run could not be read), seen
     through the contract's views; `viewed_posts` gets each case's post-state values of the
-    viewed variables through the same views, to diff against."""
+    viewed variables through the same views, to diff against; `pre_differences` where the
+    mappings of a pre-state built entirely from the window disagree with it."""
     if not cases or budget.remaining() <= 2:
         return None
     module = gen.build_module(plan, cases, actions, aux, diagnose=True)
@@ -99,9 +101,20 @@ def successors(
         if 1 <= k <= len(cases) and not any(same(state, s) for s in out[k - 1]):
             out[k - 1].append(state)
             if viewed_posts is not None:
-                names = [v for v in sorted(plan.views) if v in cases[k - 1].post]
-                viewed_posts[k - 1] = dict(zip(names, to_json_like(item[3]), strict=True))
+                viewed_posts[k - 1] = _named(plan, cases[k - 1].post, item[3])
+    if pre_differences is not None:
+        for item in read_tagged(run.output, plan.nonce, "p"):
+            k, case = item[1], cases[item[1] - 1]
+            state = dict(zip(plan.observed, to_json_like(item[2]), strict=True))
+            want = {**case.pre, **_named(plan, case.pre, item[3])}
+            shown = {v: _show(state.get(v)) for v in want}
+            pre_differences[k - 1] = differences(shown, want)
     return out
+
+
+def _named(plan: gen.Plan, state: dict, values) -> dict:
+    names = [v for v in sorted(plan.views) if v in state]
+    return dict(zip(names, to_json_like(values), strict=True))
 
 
 def closest(found: list[dict], post: dict) -> list[dict]:

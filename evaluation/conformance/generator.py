@@ -154,10 +154,10 @@ def _constraints(plan: Plan, state: dict, skip: set[str]) -> str:
     return "<<" + ", ".join(items) + ">>"
 
 
-def _viewed_post(plan: Plan, case: Case) -> str:
-    """The window's post-state values of the viewed variables, through their views (sorted)."""
-    viewed = [v for v in sorted(plan.views) if v in case.post]
-    values = [plan.viewed(v, {r: to_tla(case.post[r]) for r in plan.view_reads(v)}) for v in viewed]
+def _viewed(plan: Plan, state: dict) -> str:
+    """A window state's values of the viewed variables, through their views (sorted)."""
+    viewed = [v for v in sorted(plan.views) if v in state]
+    values = [plan.viewed(v, {r: to_tla(state[r]) for r in plan.view_reads(v)}) for v in viewed]
     return "<<" + ", ".join(values) + ">>"
 
 
@@ -177,9 +177,12 @@ def build_module(
     lines += prelude(plan)
     lines += _projection(plan)
     lines += _tables(plan, cases, actions)
-    lines += _init(plan, cases, aux)
     if diagnose:
-        lines.append(f"{n(plan, 'E')} == {_tuple([_viewed_post(plan, c) for c in cases])}")
+        lines.append(f"{n(plan, 'E')} == {_tuple([_viewed(plan, c.post) for c in cases])}")
+        lines.append(f"{n(plan, 'EPre')} == {_tuple([_viewed(plan, c.pre) for c in cases])}")
+        built = [set(plan.spec_variables) <= set(pinned_vars(plan, c)) for c in cases]
+        lines.append(f"{n(plan, 'Built')} == {_tuple([str(b).upper() for b in built])}")
+    lines += _init(plan, cases, aux, diagnose)
     lines += _next(plan, actions, diagnose)
     lines.append("====")
     return "\n".join(lines) + "\n"
@@ -254,7 +257,7 @@ def _groups(plan: Plan, cases: list[Case]) -> dict[tuple, list[int]]:
     return dict(sorted(groups.items()))
 
 
-def _init(plan: Plan, cases: list[Case], aux: AuxRule) -> list[str]:
+def _init(plan: Plan, cases: list[Case], aux: AuxRule, diagnose: bool = False) -> list[str]:
     w, j = n(plan, "w"), n(plan, "j")
     groups = _groups(plan, cases)
     lines = []
@@ -291,6 +294,11 @@ def _init(plan: Plan, cases: list[Case], aux: AuxRule) -> list[str]:
     ]
     if aux.kind == "typeok":
         lines.append("  /\\ TypeOK")
+    if diagnose:
+        # A pre-state built entirely from the window, as its mappings show it, for the diff
+        # that says why it does not match (printed before the check that drops it).
+        shown = f'<<"{plan.nonce}p", {w}, {n(plan, "WProj")}, {n(plan, "EPre")}[{w}]>>'
+        lines.append(f"  /\\ IF {n(plan, 'Built')}[{w}] THEN PrintT({shown}) ELSE TRUE")
     lines.append("  /\\ " + _check_all(plan, n(plan, "P"), primed=False))
     return lines
 
