@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from evaluation.conformance import generator as gen
 from evaluation.conformance.cases import Case
 from evaluation.tla import messages as tlcmsg
+from evaluation.tla.layout import spec_first
 from evaluation.tla.sandbox import Limits, ToolRun, run_tlc
 
 CHUNK = 1000
@@ -66,7 +67,10 @@ def run_module(plan: gen.Plan, spec_text: str, module: str, budget: Budget) -> T
         heap_mb=budget.heap_mb,
         scratch_mb=budget.scratch_mb,
     )
-    modules = {plan.spec_module: spec_text, gen.module_name(plan): module}
+    modules = {
+        plan.spec_module: spec_text,
+        **spec_first(gen.module_name(plan), plan.spec_module, module),
+    }
     return run_tlc(
         modules, gen.module_name(plan), gen.build_cfg(plan), TLC_ARGS, limits, seed=budget.seed
     )

@@ -7,9 +7,11 @@ same name (SysMoBench appends the definition and SANY then rejects the module, B
 
 - `<prefix>Contract`: the invariant definitions, with the schema variables and the contract
   constants declared as its own VARIABLES and CONSTANTS;
-- `<prefix>Check`: EXTENDS the spec, instantiates the contract module with every schema variable
-  replaced by the adapter's expression over the spec's state and every constant by its pinned
-  value, and names each invariant `<prefix>_<Name> == <prefix>I!<Name>` for the cfg.
+- `<prefix>CheckBody`: EXTENDS the spec, instantiates the contract module with every schema
+  variable replaced by the adapter's expression over the spec's state and every constant by its
+  pinned value, and names each invariant `<prefix>_<Name> == <prefix>I!<Name>` for the cfg. The
+  root TLC is given, `<prefix>Check`, only EXTENDS the spec and the body, so TLC reads the spec
+  first (`evaluation/tla/layout.py`).
 
 `<prefix>` is derived from the spec text and checked not to occur in it, so no generated name can
 collide with the spec's. Verdicts come from TLC's exit code and the final statistics line (0
@@ -46,6 +48,7 @@ from evaluation.phases.fairness import Fairness, spec_fairness
 from evaluation.phases.runtime import bound_definition
 from evaluation.results import InvariantOutcome, PhaseOutcome
 from evaluation.tla import messages as msg
+from evaluation.tla.layout import spec_first
 from evaluation.tla.sandbox import Limits, ToolRun, deterministic_args, run_sany, run_tlc
 from evaluation.tla.splitter import list_module
 
@@ -171,12 +174,13 @@ def build_modules(spec_text: str, contract: Contract, adapter: Adapter) -> Check
     spec_name = adapter_text.specification(adapter, set(names.definitions)) or "Spec"
     fairness = spec_fairness(spec_text, init, nxt, spec_name)
     behaviour = _behaviour_text(prefix, spec_text, contract, fairness, init, nxt)
+    check_text = _check_module_text(
+        root, prefix, contract_module, contract, adapter, spec_module, behaviour
+    )
     modules = {
         spec_module: spec_text,
         contract_module: _contract_module_text(contract_module, contract),
-        root: _check_module_text(
-            root, prefix, contract_module, contract, adapter, spec_module, behaviour
-        ),
+        **spec_first(root, spec_module, check_text),
     }
     return CheckModules(
         prefix=prefix,
@@ -443,7 +447,7 @@ def _error_text(run: ToolRun) -> str:
                 sany = sany[sany.index(marker) :]
                 break
         return "the spec and the contract do not fit together: " + _squeeze(sany)[:1500]
-    errors = [m.text for m in msg.errors(run.messages) if m.code not in TRACE_CODES]
+    errors = [msg.plain_text(m) for m in msg.errors(run.messages) if m.code not in TRACE_CODES]
     if errors:
         text = "\n".join(errors)
     else:

@@ -34,6 +34,7 @@ from evaluation.phases._common import budget, field, limits_for
 from evaluation.results import ActionOutcome, PhaseOutcome
 from evaluation.tla import messages as msg
 from evaluation.tla import sandbox
+from evaluation.tla.layout import spec_first
 from evaluation.tla.splitter import Listing, list_module
 from evaluation.tlc_cfg import parse_cfg
 
@@ -85,7 +86,7 @@ def check_runtime(
     while True:
         limits.wall_seconds = max(1.0, deadline - time.monotonic())
         run = sandbox.run_tlc(
-            {module: text, WRAPPER: _wrapper(module, settings)},
+            {module: text, **spec_first(WRAPPER, module, _wrapper(module, settings))},
             WRAPPER,
             _cfg(settings),
             args,

@@ -101,6 +101,22 @@ def errors(messages: list[Message]) -> list[Message]:
     return [m for m in messages if m.severity == 1]
 
 
+# The generic preamble of message 1000 when evaluation raised an exception: it points at a
+# console the submitter never sees, and hides the exception's own text behind four lines.
+_EXCEPTION_PREAMBLE = re.compile(
+    r"TLC threw an unexpected exception\.\s*"
+    r"This was probably caused by an error in the spec or model\.\s*"
+    r"See the User Output or TLC Console for clues to what happened\.\s*"
+    r"(?:The exception was an? )?([\w.$]+)\s*\n:\s*"
+)
+
+
+def plain_text(message: Message) -> str:
+    """A message's text with TLC's generic exception preamble reduced to the exception and what
+    it says (`java.lang.RuntimeException: Attempted to check equality of record ...`)."""
+    return _EXCEPTION_PREAMBLE.sub(r"\1: ", message.text, count=1)
+
+
 _LINE_PATTERNS = (
     re.compile(r"\bline (\d+), col(?:umn)? (\d+)"),
     re.compile(r"\bat line (\d+)"),
