@@ -65,3 +65,13 @@ def test_etcd_bug_is_two_leaders_in_one_term_through_a_campaigning_learner():
     assert trace[-1]["vars"]["state"].count('"Leader"') >= 2
     # The learner s1 (cfg: InitialLearners = {s1}) timed out and campaigned on the way.
     assert any(step.get("action", "").startswith("Timeout") for step in trace)
+
+
+def test_curp_says_which_assumption_the_pinned_commands_break():
+    runtime = score(BY_NAME["curp (bug)"]).outcomes["runtime"]
+    message = runtime.details["error"]["message"]
+    assert message.startswith(
+        "The spec's assumption at line 18, `\\A cmd \\in Commands: cmd \\in [key: Keys]`, is false "
+        'for the contract\'s pinned constants (Commands = {[id |-> "c1", key |-> "k1"],'
+    )
+    assert "The contract pins them; the adapter cannot change a pinned value." in message

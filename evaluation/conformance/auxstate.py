@@ -92,7 +92,7 @@ def explore(plan: gen.Plan, spec_text: str, depth: int, cap: int, budget: Budget
     )
     run = run_module(plan, spec_text, module + "\n", budget)
     if run.status not in ("ok",):
-        raise SetupError(f"exploring the spec for auxiliary state failed: {run.note}")
+        raise SetupError(f"exploring the spec for auxiliary state failed: {run.note}", run.messages)
     out: list[tuple] = []
     for item in read_tagged(run.output, plan.nonce, "r"):
         values, proj = item[1], to_json_like(item[2])

@@ -35,6 +35,7 @@ from evaluation.conformance.spectext import (
 from evaluation.conformance.vocab import schema_vocab
 from evaluation.contracts import Adapter
 from evaluation.results import ActionOutcome, PhaseOutcome, WindowOutcome
+from evaluation.tla import assumptions
 
 
 def check_conformance(spec_text: str, contract, windows: list[dict], adapter=None) -> PhaseOutcome:
@@ -113,6 +114,11 @@ def _check(spec_text, contract, windows, adapter, start) -> PhaseOutcome:
             aux, aux_text = auxstate.explored(plan, spec_text, everything, contract, budget, why)
             results = check_cases(plan, spec_text, everything, actions, aux, budget)
     except SetupError as exc:
+        assumed = assumptions.explain(
+            exc.messages, spec_text, dict(contract.constants), dict(adapter.constants)
+        )
+        if assumed:
+            return _phase_error(f"{assumed} (TLC: {exc})")
         return _phase_error(_explain(str(exc), adapter, actions))
     real, neg = results[: len(cases)], results[len(cases) :]
     failing = [i for i, r in enumerate(real) if r.verdict == "fail"]

@@ -31,7 +31,12 @@ INIT_DONE = 2190  # "Finished computing initial states"
 
 
 class SetupError(Exception):
-    """The wrapper module cannot be checked at all (parse/semantic/config error)."""
+    """The wrapper module cannot be checked at all (parse/semantic/config error, a false
+    ASSUME); `messages` are TLC's, for the caller to explain."""
+
+    def __init__(self, problem: str, messages=()):
+        super().__init__(problem)
+        self.messages = list(messages)
 
 
 class AuxRuleError(Exception):
@@ -81,7 +86,7 @@ def _setup_problem(run: ToolRun) -> str:
     if tlcmsg.PARSE_FAILED in codes or run.exit_code in (150, 151):
         return _sany_text(run.output) or "the generated module does not parse"
     for m in run.messages:
-        if m.code in (2222, 2229, 2233, 2234) or (
+        if m.code in (tlcmsg.ASSUMPTION_FALSE, 2222, 2229, 2233, 2234) or (
             m.severity == 1 and m.code >= 2200 and m.code < 2300 and "constant" in m.text.lower()
         ):
             return m.text
@@ -207,7 +212,7 @@ def _absorb(run: ToolRun, plan, chunk, results, budget, aux_kind: str) -> list[l
         return []
     problem = _setup_problem(run)
     if problem:
-        raise SetupError(problem.replace(plan.nonce, ""))
+        raise SetupError(problem.replace(plan.nonce, ""), run.messages)
     if aux_kind == "typeok" and tlcmsg.first(run.messages, INIT_DONE) is None:
         raise AuxRuleError(error_text(run, plan.nonce))
     k = attributed_case(run, plan.nonce)

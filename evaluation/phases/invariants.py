@@ -47,6 +47,7 @@ from evaluation.contracts import Adapter, Contract
 from evaluation.phases.fairness import Fairness, spec_fairness
 from evaluation.phases.runtime import bound_definition
 from evaluation.results import InvariantOutcome, PhaseOutcome
+from evaluation.tla import assumptions
 from evaluation.tla import messages as msg
 from evaluation.tla.layout import spec_first
 from evaluation.tla.sandbox import Limits, ToolRun, deterministic_args, run_sany, run_tlc
@@ -145,6 +146,11 @@ class CheckModules:
     init: str = INIT
     next: str = NEXT
     variables: tuple[str, ...] = ()
+    # What a false ASSUME is explained with: the spec, the contract's pinned constants and the
+    # adapter's.
+    spec_text: str = ""
+    pinned: dict = field(default_factory=dict)
+    given: dict = field(default_factory=dict)
 
     def check_name(self, invariant: str) -> str:
         return f"{self.prefix}_{invariant}"
@@ -193,6 +199,9 @@ def build_modules(spec_text: str, contract: Contract, adapter: Adapter) -> Check
         init=init,
         next=nxt,
         variables=tuple(list_module(spec_text).variables),
+        spec_text=spec_text,
+        pinned=dict(contract.constants),
+        given=dict(adapter.constants),
     )
 
 
@@ -809,6 +818,8 @@ def _check_one(check, name: str, kind: str, mode: str, live: bool, budget) -> In
         else check.cfg(properties=[name], live=live)
     )
     run = _run(check, cfg, budget.alone(), budget, name)
+    if budget.fatal:
+        return InvariantOutcome(name, kind, "error", budget.fatal)
     return verdict_from_run(name, kind, run, budget.per_invariant, mode, budget.min_states)
 
 
@@ -824,7 +835,10 @@ def _run(check, cfg: str, limits: Limits | None, budget: _Budget, label: str) ->
             "seconds": round(run.wall_seconds, 3),
         }
     )
-    if msg.first(run.messages, msg.PARSE_FAILED) is not None or run.exit_code in SETUP_EXITS:
+    assumed = assumptions.explain(run.messages, check.spec_text, check.pinned, check.given)
+    if assumed:
+        budget.fatal = f"TLC could not check it: {assumed} (TLC: {_error_text(run)})"
+    elif msg.first(run.messages, msg.PARSE_FAILED) is not None or run.exit_code in SETUP_EXITS:
         budget.fatal = "TLC could not check it: " + _error_text(run)
     return run
 

@@ -32,8 +32,8 @@ from evaluation import adapter_text
 from evaluation.contracts import Adapter, adapter_with_cfg
 from evaluation.phases._common import budget, field, limits_for
 from evaluation.results import ActionOutcome, PhaseOutcome
+from evaluation.tla import assumptions, sandbox
 from evaluation.tla import messages as msg
-from evaluation.tla import sandbox
 from evaluation.tla.layout import spec_first
 from evaluation.tla.splitter import Listing, list_module
 from evaluation.tlc_cfg import parse_cfg
@@ -111,7 +111,21 @@ def check_runtime(
                 text = _disable(text, [a for a in coverage if a["key"] in blamed])
                 continue
         break
-    return _finish(run, universe or [], coverage, failed, details, started)
+    outcome = _finish(run, universe or [], coverage, failed, details, started)
+    _explain_assumptions(outcome, run, spec_text, contract, adapter)
+    return outcome
+
+
+def _explain_assumptions(outcome: PhaseOutcome, run, spec_text: str, contract, adapter) -> None:
+    """A false ASSUME stops TLC before any state: the reason quotes it and the constants it
+    reads (pinned by the contract, or given by the adapter), after TLC's own words."""
+    error = outcome.details.get("error")
+    if not isinstance(error, dict):
+        return
+    pinned = dict(field(contract, "constants", None) or {})
+    explained = assumptions.explain(run.messages, spec_text, pinned, dict(adapter.constants))
+    if explained:
+        error["message"] = f"{explained} (TLC: {error['message']})"
 
 
 def _finish(run, universe, coverage, failed, details, started) -> PhaseOutcome:

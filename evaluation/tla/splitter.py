@@ -29,6 +29,17 @@ class Definition:
     refs: set[str] = field(default_factory=set)
 
 
+@dataclass(frozen=True)
+class Assumption:
+    """An `ASSUME [Name ==] expr` of the module: the expression as written, and the names it
+    refers to (to tell which constants a false assumption reads)."""
+
+    start_line: int
+    end_line: int
+    text: str
+    refs: frozenset[str]
+
+
 @dataclass
 class Listing:
     module: str | None
@@ -46,6 +57,7 @@ class Listing:
     modules: list[str] = field(default_factory=list)  # every MODULE header, nested ones too
     uses: list[tuple[int, str]] = field(default_factory=list)  # (line, EXTENDS/INSTANCE target)
     first_lines: dict[str, int] = field(default_factory=dict)  # identifier -> first line used
+    assumptions: list[Assumption] = field(default_factory=list)
 
     def referring_to(self, names: set[str]) -> set[str]:
         """`names` plus every definition that refers to one of them, directly or through others."""
@@ -58,6 +70,18 @@ class Listing:
                     closure.add(definition.name)
                     changed = True
         return closure
+
+    def reached_from(self, names: set[str]) -> set[str]:
+        """`names` plus every name the definitions among them refer to, directly or through
+        others (what an expression using `names` reads)."""
+        by_name = {d.name: d for d in self.definitions}
+        reached, todo = set(), list(names)
+        while todo:
+            name = todo.pop()
+            if name not in reached:
+                reached.add(name)
+                todo.extend(by_name[name].refs if name in by_name else ())
+        return reached
 
 
 @lru_cache(maxsize=1)
@@ -385,6 +409,19 @@ def _collect(node, source: bytes, listing: Listing, local: bool) -> None:
         names = _instance_targets(node, source) if kind == "instance" else _names(node, source)
         getattr(listing, DECLARED_NAMES[kind]).extend(names)
         listing.declaration_texts.append(_text(node, source))
+    elif kind == "assumption":
+        expression = [c for c in node.children if c.is_named][-1:]
+        for child in expression:
+            listing.assumptions.append(
+                Assumption(
+                    start_line=node.start_point.row + 1,
+                    end_line=_end_line(node),
+                    text=_text(child, source),
+                    refs=frozenset(
+                        _text(n, source) for n in _walk(child) if n.type == "identifier_ref"
+                    ),
+                )
+            )
     elif kind == "recursive_declaration":
         listing.recursive.append(_text(node, source))
         listing.recursive_names.extend(_names(node, source))
