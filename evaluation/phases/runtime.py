@@ -286,7 +286,7 @@ def _error_detail(messages: list[msg.Message]) -> dict:
     trace = [m.text for m in messages if m.code == msg.STATE]
     return {
         "codes": [m.code for m in errors],
-        "message": "\n".join(m.text for m in errors)[:3000],
+        "message": "\n".join(msg.plain_text(m) for m in errors)[:3000],
         "trace": trace[:50],
     }
 
