@@ -712,7 +712,10 @@ def _replay_lasso(check: CheckModules, kinds, properties: list[str], run: ToolRu
     if module is None:
         return {}
     root = f"{check.prefix}Lasso"
-    modules = {**check.modules, root: module}
+    spec_module = list_module(check.spec_text).module
+    # The lasso's printed values name record fields too: TLC must still read the spec first.
+    laid_out = spec_first(root, spec_module, module) if spec_module else {root: module}
+    modules = {**check.modules, **laid_out}
     # Our trace spec stops at the end of a stuttering lasso: that is no deadlock of the spec.
     flags = check.flags if "-deadlock" in check.flags else ["-deadlock", *check.flags]
     verdicts = {}
