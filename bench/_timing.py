@@ -16,8 +16,9 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings_test")
 
 
 @contextmanager
-def test_database():
-    """Django set up against a fresh test database (SQLite unless DATABASE_URL is set)."""
+def test_database(name: str | None = None):
+    """Django set up against a fresh test database (SQLite unless DATABASE_URL is set); `name`
+    gives SQLite's a file, so that other processes can open it."""
     import django
 
     django.setup()
@@ -25,6 +26,8 @@ def test_database():
     from django.test.utils import setup_test_environment
 
     setup_test_environment()
+    if name is not None:
+        connection.settings_dict.setdefault("TEST", {})["NAME"] = name
     old_name = connection.settings_dict["NAME"]
     connection.creation.create_test_db(verbosity=0)
     try:

@@ -26,6 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import requests
+from _server import wait_for_server
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "tasks_data" / "spin" / "reference" / "spin.tla"
@@ -101,18 +102,6 @@ def outcome(future) -> tuple:
         print(f"  client error: {error!r}")
         now = time.perf_counter()
         return type(error).__name__, now, now
-
-
-def wait_for_server(base: str, server: subprocess.Popen) -> None:
-    for _ in range(300):
-        if server.poll() is not None:
-            raise SystemExit("the server stopped before answering")
-        try:
-            requests.get(f"{base}/methodology/", timeout=2)
-            return
-        except requests.ConnectionError:
-            time.sleep(0.2)
-    raise SystemExit("the server did not answer within 60 s")
 
 
 def count_rows(env) -> tuple[int, int]:

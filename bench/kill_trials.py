@@ -18,30 +18,10 @@ import statistics
 import sys
 import tempfile
 from collections import Counter
-from contextlib import contextmanager
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings_test")
-
-
-@contextmanager
-def file_database(folder: Path):
-    """A throwaway SQLite test database in a file, so worker processes can open it."""
-    import django
-
-    django.setup()
-    from django.db import connection
-    from django.test.utils import setup_test_environment
-
-    setup_test_environment()
-    connection.settings_dict.setdefault("TEST", {})["NAME"] = str(folder / "kill-trials.sqlite3")
-    old_name = connection.settings_dict["NAME"]
-    connection.creation.create_test_db(verbosity=0)
-    try:
-        yield
-    finally:
-        connection.creation.destroy_test_db(old_name, verbosity=0)
+# Importing _timing puts the repository on sys.path and selects the test settings.
+from _timing import test_database
 
 
 def main() -> None:
@@ -52,7 +32,7 @@ def main() -> None:
     if os.environ.get("DATABASE_URL"):
         sys.exit("run without DATABASE_URL: the trials use a throwaway SQLite file")
     with tempfile.TemporaryDirectory(prefix="kill-trials-") as folder:
-        with file_database(Path(folder)):
+        with test_database(str(Path(folder) / "kill-trials.sqlite3")):
             run_all(args.kinds.split(","), args.trials, Path(folder))
 
 

@@ -29,6 +29,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import requests
+from _server import wait_for_server
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = (ROOT / "tasks_data" / "spin" / "reference" / "spin.tla").read_text()
@@ -93,18 +94,6 @@ print("TOKEN", create_token(user, "bench")[0])
 """
     out = manage(env, "shell", "-c", script)
     return next(line.split()[1] for line in out.splitlines() if line.startswith("TOKEN"))
-
-
-def wait_for_server(base: str, server) -> None:
-    for _ in range(300):
-        if server.poll() is not None:
-            raise SystemExit("the server stopped before answering")
-        try:
-            requests.get(f"{base}/methodology/", timeout=2)
-            return
-        except requests.ConnectionError:
-            time.sleep(0.2)
-    raise SystemExit("the server did not answer within 60 s")
 
 
 class Probe:

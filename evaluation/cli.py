@@ -147,23 +147,28 @@ def cut(contract, data_dir: str | Path) -> list[dict]:
 # ----------------------------------------------------------------------------- command line
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m evaluation")
-    commands = parser.add_subparsers(dest="command", required=True)
-    score = commands.add_parser("score", help="score a TLA+ spec for a task")
-    score.add_argument("spec", help="path to the .tla file")
-    score.add_argument("--task", required=True, help="task slug, e.g. spin")
-    score.add_argument(
+def add_score_arguments(parser) -> None:
+    """What to score and how: shared by this command line and `manage.py score`."""
+    parser.add_argument("spec", help="path to the .tla file")
+    parser.add_argument("--task", required=True, help="task slug, e.g. spin")
+    parser.add_argument(
         "--cfg",
         help="the submitter's TLC .cfg: constants the contract does not pin, model values, "
         "SPECIFICATION/INIT/NEXT (the rest is reported as ignored)",
     )
-    score.add_argument("--adapter", help="adapter YAML mapping the spec to the task contract")
+    parser.add_argument("--adapter", help="adapter YAML mapping the spec to the task contract")
+    parser.add_argument("--windows", help="canonical windows file (JSON Lines) for conformance")
+    parser.add_argument("--data-dir", help="SysMoBench data folder to cut windows from instead")
+    parser.add_argument("--phases", default=",".join(PHASES), help="comma-separated subset")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m evaluation")
+    commands = parser.add_subparsers(dest="command", required=True)
+    score = commands.add_parser("score", help="score a TLA+ spec for a task")
+    add_score_arguments(score)
     score.add_argument("--tasks-dir", help="folder of task contracts (env SYSMOBENCH_TASKS_DIR)")
-    score.add_argument("--windows", help="canonical windows file (JSON Lines) for conformance")
-    score.add_argument("--data-dir", help="SysMoBench data folder to cut windows from instead")
-    score.add_argument("--phases", default=",".join(PHASES), help="comma-separated subset")
-    score.add_argument("--json", action="store_true", help="print the result as JSON")
     score.add_argument(
         "--progress",
         choices=("text", "json", "none"),

@@ -20,6 +20,8 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
+from leaderboard.processes import descendants
+
 REPO = Path(__file__).resolve().parent.parent
 CLAIM_KEY = "sysmobench-tests:claimed-by"
 CANDIDATE_DBS = range(15, 1, -1)  # leave 0 (demo) and 1 alone
@@ -99,25 +101,6 @@ def start_worker(redis_url: str, log_path: Path, **extra_env: str) -> subprocess
     return proc
 
 
-def _descendants(pid: int) -> list[int]:
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        children.setdefault(ppid, []).append(int(entry.name))
-    found, todo = [], [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.append(child)
-            todo.append(child)
-    return found
-
-
 def kill_worker(proc: subprocess.Popen) -> None:
     """SIGKILL the worker, its work horse and their TLC children: a machine losing power.
 
@@ -125,7 +108,7 @@ def kill_worker(proc: subprocess.Popen) -> None:
     orphan it; its process groups are collected first and killed too (all started by this test).
     """
     groups = {proc.pid}
-    for pid in _descendants(proc.pid):
+    for pid in descendants(proc.pid):
         try:
             groups.add(os.getpgid(pid))
         except ProcessLookupError:

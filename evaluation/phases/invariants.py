@@ -149,6 +149,7 @@ class CheckModules:
     # What a false ASSUME is explained with: the spec, the contract's pinned constants and the
     # adapter's.
     spec_text: str = ""
+    spec_module: str = ""
     pinned: dict = field(default_factory=dict)
     given: dict = field(default_factory=dict)
 
@@ -200,6 +201,7 @@ def build_modules(spec_text: str, contract: Contract, adapter: Adapter) -> Check
         next=nxt,
         variables=tuple(list_module(spec_text).variables),
         spec_text=spec_text,
+        spec_module=spec_module,
         pinned=dict(contract.constants),
         given=dict(adapter.constants),
     )
@@ -712,10 +714,8 @@ def _replay_lasso(check: CheckModules, kinds, properties: list[str], run: ToolRu
     if module is None:
         return {}
     root = f"{check.prefix}Lasso"
-    spec_module = list_module(check.spec_text).module
     # The lasso's printed values name record fields too: TLC must still read the spec first.
-    laid_out = spec_first(root, spec_module, module) if spec_module else {root: module}
-    modules = {**check.modules, **laid_out}
+    modules = {**check.modules, **spec_first(root, check.spec_module, module)}
     # Our trace spec stops at the end of a stuttering lasso: that is no deadlock of the spec.
     flags = check.flags if "-deadlock" in check.flags else ["-deadlock", *check.flags]
     verdicts = {}

@@ -25,18 +25,7 @@ class Command(BaseCommand):
     help = "Score a TLA+ spec for a task (P1-P4, or the phases chosen) and print the result."
 
     def add_arguments(self, parser):
-        parser.add_argument("spec", help="path to the .tla file")
-        parser.add_argument("--task", required=True, help="task slug, e.g. spin")
-        parser.add_argument(
-            "--cfg",
-            help="the submitter's TLC .cfg: constants the contract does not pin, model values, "
-            "SPECIFICATION/INIT/NEXT (the rest is reported as ignored)",
-        )
-        parser.add_argument("--adapter", help="adapter YAML mapping the spec to the task contract")
-        parser.add_argument("--data-dir", help="SysMoBench data folder (traces) for conformance")
-        parser.add_argument("--windows", help="canonical windows file (JSON Lines) instead")
-        parser.add_argument("--json", action="store_true", help="print JSON")
-        parser.add_argument("--phases", default=",".join(cli.PHASES), help="comma-separated subset")
+        cli.add_score_arguments(parser)
 
     def handle(self, *args, **options):
         try:
