@@ -48,10 +48,10 @@ def prepare(env, users: int) -> dict[int, str]:
     """Migrate, add the spin task, and make the users; returns the API users' tokens."""
     manage(env, "migrate", "--noinput")
     script = f"""
-from evaluation.contracts import load_contract
-from leaderboard.importing import sync_task
+from evaluation.inputs.contracts import load_contract
+from leaderboard.tasks.importing import sync_task
 from django.contrib.auth import get_user_model
-from leaderboard.tokens import create_token
+from leaderboard.accounts.tokens import create_token
 sync_task(load_contract("spin"))
 for n in range({users}):
     user = get_user_model().objects.create_user(f"user{{n}}", password="a long pass phrase")

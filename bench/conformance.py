@@ -26,12 +26,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from evaluation.conformance import generator as gen  # noqa: E402
-from evaluation.conformance.cases import Case, validate_window  # noqa: E402
-from evaluation.conformance.spectext import spec_constants, spec_variables  # noqa: E402
-from evaluation.conformance.vocab import schema_vocab  # noqa: E402
-from evaluation.contracts import Adapter, load_contract  # noqa: E402
+from evaluation.inputs.contracts import Adapter, load_contract  # noqa: E402
 from evaluation.phases.conformance import check_conformance  # noqa: E402
+from evaluation.phases.conformance import generator as gen  # noqa: E402
+from evaluation.phases.conformance.cases import Case, validate_window  # noqa: E402
+from evaluation.phases.conformance.spectext import spec_constants, spec_variables  # noqa: E402
+from evaluation.phases.conformance.vocab import schema_vocab  # noqa: E402
 from evaluation.tla import tools  # noqa: E402
 from evaluation.windows import cut_windows  # noqa: E402
 

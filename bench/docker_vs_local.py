@@ -35,7 +35,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from evaluation import cli
-    from evaluation.container import ContainerSettings, docker_client, score_in_container
+    from evaluation.backends.container import ContainerSettings, docker_client, score_in_container
     from evaluation.pipeline import score_spec
 
     contract = cli.load_task(args.task, cli.default_tasks_dir())

@@ -40,8 +40,8 @@ def run_all(kinds: list[str], trials: int, folder: Path) -> None:
     from django.conf import settings
     from django.test.utils import override_settings
 
-    from evaluation.contracts import load_contract
-    from leaderboard.importing import import_corpus, sync_task
+    from evaluation.inputs.contracts import load_contract
+    from leaderboard.tasks.importing import import_corpus, sync_task
     from tests.base import make_model, make_run
     from tests.kill_trials import run_trial
     from tests.rq_worker import claimed_redis_db

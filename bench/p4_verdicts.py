@@ -31,7 +31,7 @@ def specs(slug: str, module: str) -> list[tuple[str, Path]]:
 
 
 def main() -> None:
-    from evaluation.contracts import load_contract
+    from evaluation.inputs.contracts import load_contract
     from evaluation.phases.invariants import check_invariants
 
     parser = argparse.ArgumentParser()

@@ -118,7 +118,7 @@ def main() -> None:
     with test_database():
         from django.test import Client
 
-        from leaderboard.board_cache import invalidate_board_cache
+        from leaderboard.board.generation import invalidate_board_cache
 
         started = time.perf_counter()
         world = build(args.models, args.runs, args.windows)

@@ -26,7 +26,7 @@ GOALS = {"spin": 20.0, "etcd": 300.0}
 
 
 def bench_task(slug: str, data_dir: Path, repeat: int) -> None:
-    from evaluation.contracts import ContractError, load_contract
+    from evaluation.inputs.contracts import ContractError, load_contract
     from evaluation.pipeline import score_spec
     from evaluation.windows import cut_windows
 

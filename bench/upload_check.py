@@ -82,11 +82,11 @@ def manage(env, *args) -> str:
 def prepare(env) -> str:
     manage(env, "migrate", "--noinput")
     script = """
-from evaluation.contracts import load_contract
-from leaderboard.importing import sync_task
+from evaluation.inputs.contracts import load_contract
+from leaderboard.tasks.importing import sync_task
 from leaderboard.models import ModelUnderTest
 from django.contrib.auth import get_user_model
-from leaderboard.tokens import create_token
+from leaderboard.accounts.tokens import create_token
 sync_task(load_contract("spin"))
 user = get_user_model().objects.create_user("bench", password="a long pass phrase")
 ModelUnderTest.objects.create(slug="bench", name="Bench", organisation="Bench", owner=user)

@@ -139,7 +139,7 @@ def cache_from_url(url: str | None) -> dict:
         # Django's Redis cache, failing soft on reads and writes: while Redis does not answer the
         # board is computed from the database instead of every page failing.
         return {
-            "BACKEND": "leaderboard.cache_backend.FailSoftRedisCache",
+            "BACKEND": "leaderboard.web.cache_backend.FailSoftRedisCache",
             "LOCATION": url,
             "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
         }

@@ -54,15 +54,15 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "leaderboard.middleware.content_security_policy",
-    "leaderboard.middleware.body_size_cap",
-    "leaderboard.middleware.api_errors_as_json",
+    "leaderboard.web.middleware.content_security_policy",
+    "leaderboard.web.middleware.body_size_cap",
+    "leaderboard.web.middleware.api_errors_as_json",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
-    "leaderboard.middleware.RqDashboardLookupsAs404",
+    "leaderboard.web.middleware.RqDashboardLookupsAs404",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
@@ -125,7 +125,8 @@ STORAGES = {
 }
 WHITENOISE_USE_FINDERS = True
 
-# Jobs. REDIS_URL unset or unreachable means jobs run in-process (see leaderboard/queueing.py).
+# Jobs. REDIS_URL unset or unreachable means jobs run in-process
+# (see leaderboard/scoring/queueing.py).
 REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6379/0")
 RQ_JOB_TIMEOUT = env_int("RQ_JOB_TIMEOUT", 3600)
 RQ_QUEUES = {"evaluation": {"URL": REDIS_URL, "DEFAULT_TIMEOUT": RQ_JOB_TIMEOUT}}
@@ -138,7 +139,7 @@ SYSMOBENCH_DATA_DIR = Path(
 TASKS_DATA_DIR = BASE_DIR / "tasks_data"
 UPLOAD_MAX_BYTES = env_int("UPLOAD_MAX_BYTES", 256 * 1024)
 # The whole request body: a spec and an adapter at the limit, plus the form's other fields. A body
-# over it is refused from its Content-Length, unread (leaderboard/middleware.py).
+# over it is refused from its Content-Length, unread (leaderboard/web/middleware.py).
 REQUEST_BODY_MAX_BYTES = env_int("REQUEST_BODY_MAX_BYTES", 2 * UPLOAD_MAX_BYTES + 64 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = REQUEST_BODY_MAX_BYTES
 FILE_UPLOAD_MAX_MEMORY_SIZE = REQUEST_BODY_MAX_BYTES
@@ -163,7 +164,7 @@ if SCORING_STALE_AFTER_SECONDS <= RQ_JOB_TIMEOUT + RQ_HORSE_KILL_GRACE_SECONDS:
         "re-queues runs that are still being scored"
     )
 # Where a run is scored: "local" (in the worker, per-call sandbox) or "docker" (one container
-# per run, evaluation/container.py). The SCORER_DOCKER_* settings apply to the latter.
+# per run, evaluation/backends/container.py). The SCORER_DOCKER_* settings apply to the latter.
 SCORER_BACKEND = env_choice("SCORER_BACKEND", "local", ("local", "docker"))
 SCORER_DOCKER_IMAGE = env_str("SCORER_DOCKER_IMAGE", "sysmobench-scorer:latest")
 SCORER_DOCKER_CPUS = env_float("SCORER_DOCKER_CPUS", 2.0)

@@ -1,7 +1,7 @@
 # The scorer image: one container scores one run (`python -m evaluation score ...`).
 # Java runtime, the pinned tla2tools.jar (checked by sha256 while building), our TLA+ library
 # modules and evaluation/, run as a non-root user. The worker starts it with no network, a
-# read-only root file system and a tmpfs on /tmp (evaluation/container.py).
+# read-only root file system and a tmpfs on /tmp (evaluation/backends/container.py).
 #
 #   docker build -f docker/scorer.Dockerfile -t sysmobench-scorer .
 #   docker build --build-arg BASE_IMAGE=sysmobench/bookworm-base -f docker/scorer.Dockerfile ...
@@ -35,7 +35,7 @@ COPY tasks_data/ tasks_data/
 # Made once here, read-only at run time: the jar check (fails the build on a wrong jar), the
 # tool banners of the fingerprint (two JVM starts saved per run) and the AppCDS archives.
 RUN python -m compileall -q evaluation \
- && python -m evaluation.imagesetup "$SYSMOBENCH_TOOL_VERSIONS" \
+ && python -m evaluation.backends.imagesetup "$SYSMOBENCH_TOOL_VERSIONS" \
  && chmod -R a+rX,go-w /opt/sysmobench
 
 USER 10001:10001

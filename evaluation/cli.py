@@ -29,7 +29,7 @@ import sys
 from pathlib import Path
 
 from evaluation import pipeline
-from evaluation.contracts import TASKS_DATA_DIR, ContractError, load_contract, parse_adapter
+from evaluation.inputs.contracts import TASKS_DATA_DIR, ContractError, load_contract, parse_adapter
 from evaluation.results import PhaseOutcome
 from evaluation.textreport import render
 from evaluation.windows import WindowFormatError, cut_windows

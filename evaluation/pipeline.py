@@ -27,22 +27,9 @@ import traceback
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
-from evaluation import lint as spec_lint
-from evaluation import prescan  # noqa: F401  (the site's pre-scan of uploads)
-from evaluation.adapter_check import spec_problems
-
-# Re-exported for the site, which reaches the scorer only through this module: the line numbers
-# a SANY/TLC message points at (run pages), the reader of TLC's value notation (run pages show
-# counterexamples in the windows' notation), and the reaper's sweep of sandbox directories a
-# killed worker left behind.
-from evaluation.conformance.tlcvalue import (  # noqa: F401
-    ModelValue,
-    TlaSet,
-    TlcValueError,
-    parse_tlc_value,
-)
-from evaluation.contracts import Adapter, Contract, adapter_with_cfg
-from evaluation.lint_process import CheckOutcome, check_isolated  # noqa: F401  (the site's check)
+from evaluation.inputs.adapter_check import spec_problems
+from evaluation.inputs.contracts import Adapter, Contract, adapter_with_cfg
+from evaluation.inputs.tlc_cfg import CfgError, parse_cfg
 from evaluation.phases import conformance, invariants, runtime, syntax
 from evaluation.results import PhaseOutcome
 from evaluation.scoring import (  # noqa: F401 (TIMEOUT_RULE: re-exported for the methodology page)
@@ -55,7 +42,20 @@ from evaluation.scoring import (  # noqa: F401 (TIMEOUT_RULE: re-exported for th
 from evaluation.tla import sandbox, tools, unicode
 from evaluation.tla.messages import lines_in  # noqa: F401
 from evaluation.tla.sandbox import sweep_abandoned_run_dirs  # noqa: F401
-from evaluation.tlc_cfg import CfgError, parse_cfg
+
+# Re-exported for the site, which reaches the scorer only through this module: the line numbers
+# a SANY/TLC message points at (run pages), the reader of TLC's value notation (run pages show
+# counterexamples in the windows' notation), and the reaper's sweep of sandbox directories a
+# killed worker left behind.
+from evaluation.tla.tlcvalue import (  # noqa: F401
+    ModelValue,
+    TlaSet,
+    TlcValueError,
+    parse_tlc_value,
+)
+from evaluation.upload import lint as spec_lint
+from evaluation.upload import prescan  # noqa: F401  (the site's pre-scan of uploads)
+from evaluation.upload.lint_process import CheckOutcome, check_isolated  # noqa: F401  (the site's check)
 
 # The reason prefix of an invariant over state the adapter invents (the run page marks it).
 NOT_MODELLED = invariants.NOT_MODELLED

@@ -1,7 +1,7 @@
 """The official weights and the one rule that turns phase scores into a cell score.
 
 A leaf module (it imports nothing from the project), so the scorer (`pipeline`), the board
-(`leaderboard.aggregate`) and the models (`leaderboard.models`) share one definition without
+(`leaderboard.board.aggregate`) and the models (`leaderboard.models`) share one definition without
 importing each other. Rules (DESIGN.md §3.2): a phase with no result, without a score (skipped,
 error) or with status `timeout` (TIMEOUT_RULE) counts 0; a verified run's `n/a` phase leaves the
 formula and the other weights are renormalised to sum 1. Reported runs keep the published formula.

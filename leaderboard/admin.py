@@ -4,7 +4,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.template.response import TemplateResponse
 
-from leaderboard.board_cache import invalidate_board_cache
+from leaderboard.board.generation import invalidate_board_cache
 from leaderboard.models import (
     ActionResult,
     ApiToken,

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 # PHASE_WEIGHTS is re-exported so Django-side code finds the official weights on the models.
 from evaluation.scoring import PHASE_WEIGHTS, PHASES, cell_score  # noqa: F401
-from leaderboard.board_cache import invalidate_board_cache
+from leaderboard.board.generation import invalidate_board_cache
 from leaderboard.querysets import ModelQuerySet, RunQuerySet
 
 PHASE_NAMES = {

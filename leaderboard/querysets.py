@@ -1,4 +1,4 @@
-"""Named read-side queries. The weighted aggregate lives in leaderboard/aggregate.py.
+"""Named read-side queries. The weighted aggregate lives in leaderboard/board/aggregate.py.
 
 Who may see what (issue 11): a run is private to its submitter until it is published; a
 published run is readable by anyone but reaches the board only once a maintainer approves it.

@@ -1,9 +1,7 @@
 from django.urls import include, path
 
-# Board pages (leaderboard, model, task, exports), run pages (run, upload, compare, API) and
-# accounts live in separate url modules so the parts of the site evolve independently.
+# Each part of the site owns its url module, so the parts evolve independently.
 urlpatterns = [
-    path("", include("leaderboard.urls_board")),
-    path("", include("leaderboard.urls_runs")),
-    path("", include("leaderboard.urls_accounts")),
+    path("", include(f"leaderboard.{part}.urls"))
+    for part in ("board", "runs", "submit", "compare", "api", "accounts")
 ]

@@ -7,7 +7,7 @@ pytest function with the `db` fixture) so that fixtures read the same everywhere
 from django.contrib.auth import get_user_model
 from django.test import TestCase
 
-from leaderboard.board_cache import invalidate_board_cache
+from leaderboard.board.generation import invalidate_board_cache
 from leaderboard.models import (
     ModelUnderTest,
     PhaseResult,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from evaluation.contracts import load_contract
+from evaluation.inputs.contracts import load_contract
 from evaluation.windows import cut_windows
 
 

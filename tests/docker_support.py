@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluation import container
+from evaluation.backends import container
 
 IMAGE = os.environ.get("SCORER_DOCKER_IMAGE", "sysmobench-scorer:latest")
 SPIN_SPEC = (

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from leaderboard.models import PhaseResult, Run
-from leaderboard.queueing import enqueue_run
-from leaderboard.reaper import reap_stale_runs
+from leaderboard.scoring.queueing import enqueue_run
+from leaderboard.scoring.reaper import reap_stale_runs
 from tests.rq_worker import start_worker
 
 KINDS = ("main", "horse", "both")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from evaluation.contracts import load_contract
+from evaluation.inputs.contracts import load_contract
 from evaluation.phases.conformance import check_conformance
 from evaluation.phases.invariants import check_invariants
 from evaluation.tla.sandbox import Limits, run_sany, run_tlc

@@ -20,7 +20,7 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-from leaderboard.processes import descendants
+from leaderboard.scoring.processes import descendants
 
 REPO = Path(__file__).resolve().parent.parent
 CLAIM_KEY = "sysmobench-tests:claimed-by"

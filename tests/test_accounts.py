@@ -6,8 +6,8 @@ import re
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
+from leaderboard.accounts.tokens import verify_token
 from leaderboard.models import ApiToken
-from leaderboard.tokens import verify_token
 from tests.base import WorldTestCase, make_run
 
 PASSWORD = "a long pass phrase"

@@ -6,8 +6,8 @@ cannot earn an invariant."""
 import pytest
 import yaml
 
-from evaluation.adapter_check import spec_problems
-from evaluation.contracts import ContractError, parse_adapter
+from evaluation.inputs.adapter_check import spec_problems
+from evaluation.inputs.contracts import ContractError, parse_adapter
 from evaluation.phases.conformance import check_conformance
 from evaluation.phases.invariants import check_invariants
 from evaluation.tla.sandbox import run_tlc

@@ -2,7 +2,7 @@
 
 import pytest
 
-from evaluation.contracts import Adapter, ContractError, load_contract, parse_adapter
+from evaluation.inputs.contracts import Adapter, ContractError, load_contract, parse_adapter
 
 
 @pytest.fixture(scope="module")

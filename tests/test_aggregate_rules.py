@@ -2,16 +2,16 @@
 
 import pytest
 
-from leaderboard.aggregate import (
+from leaderboard.board.aggregate import (
     OFFICIAL_WEIGHTS,
     compute_board,
     get_board,
     normalise_weights,
     parse_weights,
 )
-from leaderboard.board_cache import invalidate_board_cache
+from leaderboard.board.generation import invalidate_board_cache
 from leaderboard.models import PhaseResult, Run
-from leaderboard.rounding import CELL, MEAN, figure, percent_text
+from leaderboard.web.rounding import CELL, MEAN, figure, percent_text
 from tests.base import WorldTestCase, make_model, make_phase_result, make_run
 
 FULL = {"syntax": 1.0, "runtime": 1.0, "conformance": 1.0, "invariant": 1.0}

@@ -7,7 +7,7 @@ import json
 from django.test import Client, override_settings
 from django.urls import reverse
 
-from leaderboard.tokens import create_token
+from leaderboard.accounts.tokens import create_token
 from tests.base import WorldTestCase
 
 

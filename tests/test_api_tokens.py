@@ -12,8 +12,8 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 from django.urls import reverse
 
+from leaderboard.accounts.tokens import create_token, verify_token
 from leaderboard.models import ApiToken, Run
-from leaderboard.tokens import create_token, verify_token
 from tests.base import WorldTestCase, make_phase_result, make_run
 
 GOOD = (Path(settings.TASKS_DATA_DIR) / "spin" / "reference" / "spin.tla").read_text()

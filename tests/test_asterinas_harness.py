@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.contracts import Traces, load_contract
+from evaluation.inputs.contracts import Traces, load_contract
 from evaluation.windows import cut_with_summary
 
 ROOT = Path(__file__).resolve().parent.parent

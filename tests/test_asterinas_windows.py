@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from evaluation.contracts import Traces, load_contract
+from evaluation.inputs.contracts import Traces, load_contract
 from evaluation.windows import WindowFormatError, cut_with_summary, trace_files
 
 SLUGS = ("mutex", "rwmutex", "ringbuffer")

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from evaluation.contracts import load_contract
+from evaluation.inputs.contracts import load_contract
 from evaluation.results import ActionOutcome, PhaseOutcome
-from leaderboard import backends, jobs
-from leaderboard.importing import import_corpus, sync_task
 from leaderboard.models import AttemptLost, PhaseResult, Run
+from leaderboard.scoring import backends, jobs
+from leaderboard.tasks.importing import import_corpus, sync_task
 from tests.base import make_model, make_run
 
 SPIN_SPEC = Path(settings.TASKS_DATA_DIR) / "spin" / "reference" / "spin.tla"

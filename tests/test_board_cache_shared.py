@@ -10,7 +10,7 @@ from django.core.cache import caches
 from django.test import override_settings
 
 from config.env import cache_from_url
-from leaderboard.aggregate import get_board
+from leaderboard.board.aggregate import get_board
 from leaderboard.models import PhaseResult
 from tests.base import make_model, make_run, make_task
 from tests.rq_worker import REPO, claimed_redis_db, database_url
@@ -21,7 +21,7 @@ FULL = {"syntax": 1.0, "runtime": 1.0, "conformance": 1.0, "invariant": 1.0}
 EDIT_IN_ANOTHER_PROCESS = """
 import django
 django.setup()
-from leaderboard.board_cache import invalidate_board_cache
+from leaderboard.board.generation import invalidate_board_cache
 from leaderboard.models import PhaseResult
 PhaseResult.objects.filter(phase="invariant").update(score=0.0)
 invalidate_board_cache()

@@ -6,7 +6,7 @@ import io
 from django.test import TestCase
 from django.urls import reverse
 
-from leaderboard.aggregate import PHASES
+from leaderboard.board.aggregate import PHASES
 from leaderboard.management.commands.load_published import load_published
 from leaderboard.models import Run
 

@@ -6,9 +6,9 @@ import pytest
 from django.conf import settings as django_settings
 from selenium.webdriver.support.ui import Select
 
-from evaluation.contracts import load_contract
-from leaderboard.importing import import_corpus, sync_task
+from evaluation.inputs.contracts import load_contract
 from leaderboard.models import Run
+from leaderboard.tasks.importing import import_corpus, sync_task
 from tests.base import (
     make_action_result,
     make_model,

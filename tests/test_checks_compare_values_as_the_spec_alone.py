@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import pytest
 
-from evaluation.contracts import Invariant, SchemaVar, load_contract, parse_adapter
+from evaluation.inputs.contracts import Invariant, SchemaVar, load_contract, parse_adapter
 from evaluation.phases.invariants import check_invariants
 
 pytestmark = pytest.mark.tla

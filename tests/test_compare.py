@@ -5,7 +5,7 @@ import re
 
 from django.urls import reverse
 
-from leaderboard.compare import sign_test
+from leaderboard.compare.overview import sign_test
 from tests.base import WorldTestCase, make_action_result, make_model, make_run
 
 PHASES = {"syntax": 1.0, "runtime": 1.0, "conformance": 0.5, "invariant": 1.0}

@@ -22,12 +22,12 @@ import requests
 from django.conf import settings as django_settings
 
 from evaluation import pipeline
-from evaluation.contracts import load_contract
+from evaluation.inputs.contracts import load_contract
 from evaluation.pipeline import CheckOutcome
-from leaderboard.importing import sync_task
+from leaderboard.accounts.tokens import create_token
 from leaderboard.models import Run
-from leaderboard.queueing import QUEUE_NAME, job_id
-from leaderboard.tokens import create_token
+from leaderboard.scoring.queueing import QUEUE_NAME, job_id
+from leaderboard.tasks.importing import sync_task
 from tests.base import make_user
 
 pytestmark = [pytest.mark.redis, pytest.mark.django_db(transaction=True)]

@@ -3,7 +3,7 @@ its auxiliary state comes from the explored reachable states."""
 
 import pytest
 
-from evaluation.contracts import parse_adapter
+from evaluation.inputs.contracts import parse_adapter
 from evaluation.phases.conformance import check_conformance
 from tests.conformance_support import spin, spin_windows
 

@@ -10,7 +10,7 @@ import copy
 import pytest
 from django.conf import settings
 
-from evaluation.contracts import Adapter, load_contract
+from evaluation.inputs.contracts import Adapter, load_contract
 from evaluation.phases.conformance import check_conformance
 from evaluation.windows import cut_windows
 from tests.reference_support import read_reference

@@ -4,7 +4,7 @@ reported, not crashes."""
 
 import pytest
 
-from evaluation.contracts import parse_adapter
+from evaluation.inputs.contracts import parse_adapter
 from evaluation.phases.conformance import check_conformance
 from tests.conformance_support import replace_once, spin, spin_spec, spin_windows
 

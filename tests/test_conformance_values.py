@@ -1,10 +1,10 @@
 """Window values are checked against the contract vocabulary before TLC sees them, and values
 read back from TLC keep model values apart from strings."""
 
-from evaluation.conformance.cases import Case, negative_cases
-from evaluation.conformance.diagnose import differences, same
-from evaluation.conformance.tlcvalue import ModelValue, parse_tlc_value, to_json_like
-from evaluation.conformance.vocab import FuncSet, Unknown, parse_vocab, schema_vocab
+from evaluation.phases.conformance.cases import Case, negative_cases
+from evaluation.phases.conformance.diagnose import differences, same
+from evaluation.phases.conformance.vocab import FuncSet, Unknown, parse_vocab, schema_vocab
+from evaluation.tla.tlcvalue import ModelValue, parse_tlc_value, to_json_like
 from tests.conformance_support import spin
 
 CONSTANTS = {"Servers": '{"s1", "s2"}', "PRODUCER": '"0"', "MaxValue": "3"}

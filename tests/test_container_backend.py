@@ -3,7 +3,7 @@
 import pytest
 
 from evaluation import cli
-from evaluation.container import USER, limits_for, score_in_container
+from evaluation.backends.container import USER, limits_for, score_in_container
 from evaluation.pipeline import score_spec
 from tests.docker_support import (
     SPIN_SPEC,

@@ -4,7 +4,8 @@ import threading
 
 import pytest
 
-from evaluation import cli, container
+from evaluation import cli
+from evaluation.backends import container
 from tests.docker_support import assert_nothing_left, settings
 
 pytestmark = [pytest.mark.tla, pytest.mark.docker]

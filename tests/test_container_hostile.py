@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from evaluation import cli
-from evaluation.container import (
+from evaluation.backends.container import (
     ContainerTimeout,
     Limits,
     input_dir,

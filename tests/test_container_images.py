@@ -3,7 +3,12 @@
 from pathlib import Path
 
 from evaluation import cli
-from evaluation.container import OVERHEAD_MB, ContainerSettings, container_options, limits_for
+from evaluation.backends.container import (
+    OVERHEAD_MB,
+    ContainerSettings,
+    container_options,
+    limits_for,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 

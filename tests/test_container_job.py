@@ -10,11 +10,11 @@ from django.conf import settings as django_settings
 from django.urls import reverse
 from docker.errors import NotFound
 
-from evaluation.contracts import load_contract
-from leaderboard.backends import reap_containers
-from leaderboard.importing import import_corpus, sync_task
-from leaderboard.jobs import evaluate_run
+from evaluation.inputs.contracts import load_contract
 from leaderboard.models import Run
+from leaderboard.scoring.backends import reap_containers
+from leaderboard.scoring.jobs import evaluate_run
+from leaderboard.tasks.importing import import_corpus, sync_task
 from tests.base import make_model, make_run
 from tests.docker_support import (
     IMAGE,

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from evaluation import container
+from evaluation.backends import container
 from tests.docker_support import scorer_containers, sleeping_container
 
 pytestmark = [pytest.mark.docker]

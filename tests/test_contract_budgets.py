@@ -1,13 +1,18 @@
 """Contract budgets are typed: each phase names exactly the keys its code reads, each with one
-default (evaluation/budgets.py), and anything else is refused when the contract loads."""
+default (evaluation/inputs/budgets.py), and anything else is refused when the contract loads."""
 
 import shutil
 
 import pytest
 import yaml
 
-from evaluation.budgets import Budgets, RuntimeBudget
-from evaluation.contracts import TASKS_DATA_DIR, ContractError, load_all_contracts, load_contract
+from evaluation.inputs.budgets import Budgets, RuntimeBudget
+from evaluation.inputs.contracts import (
+    TASKS_DATA_DIR,
+    ContractError,
+    load_all_contracts,
+    load_contract,
+)
 from evaluation.phases._common import budget, limits_for
 
 

@@ -7,7 +7,12 @@ import pytest
 import yaml
 from django.conf import settings
 
-from evaluation.contracts import TASKS_DATA_DIR, ContractError, load_all_contracts, load_contract
+from evaluation.inputs.contracts import (
+    TASKS_DATA_DIR,
+    ContractError,
+    load_all_contracts,
+    load_contract,
+)
 from evaluation.tla.sandbox import run_sany
 from evaluation.windows import trace_base
 

@@ -13,7 +13,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from evaluation.contracts import TASKS_DATA_DIR, load_contract
+from evaluation.inputs.contracts import TASKS_DATA_DIR, load_contract
 from evaluation.pipeline import score_spec
 from leaderboard.models import TraceCorpus
 

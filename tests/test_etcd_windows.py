@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from evaluation.contracts import load_contract
+from evaluation.inputs.contracts import load_contract
 from evaluation.windows import WindowFormatError, cut_with_summary
 from evaluation.windows.etcd import cut_file
 

@@ -4,7 +4,7 @@ contract pins them for every submission, so no adapter can make the assumption t
 
 import pytest
 
-from evaluation.contracts import parse_adapter
+from evaluation.inputs.contracts import parse_adapter
 from evaluation.phases.conformance import check_conformance
 from evaluation.phases.invariants import check_invariants
 from evaluation.phases.runtime import check_runtime

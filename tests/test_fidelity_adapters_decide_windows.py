@@ -7,8 +7,8 @@ Real TLC on the corpus specs read from ../shared/sysmobench/fidelity at test tim
 
 import pytest
 
-from evaluation.conformance.check import check_conformance
-from evaluation.contracts import load_contract, parse_adapter
+from evaluation.inputs.contracts import load_contract, parse_adapter
+from evaluation.phases.conformance.check import check_conformance
 from evaluation.pipeline import complete_adapter
 from evaluation.windows import cut_windows
 from tests.fidelity.corpus import CORPUS, DATA_DIR, FIDELITY

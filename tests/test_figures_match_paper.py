@@ -16,11 +16,11 @@ from django.contrib.auth import get_user_model
 from django.test import TestCase
 from django.urls import reverse
 
-from leaderboard.aggregate import PHASES
+from leaderboard.accounts.tokens import create_token
+from leaderboard.board.aggregate import PHASES
 from leaderboard.management.commands.load_published import load_published
 from leaderboard.models import ModelUnderTest, Run, Task
-from leaderboard.rounding import MEAN, difference, figure, percent_text
-from leaderboard.tokens import create_token
+from leaderboard.web.rounding import MEAN, difference, figure, percent_text
 
 DATA = Path(settings.SYSMOBENCH_DATA_DIR) / "leaderboard"
 SUMMARY_COLUMNS = dict(

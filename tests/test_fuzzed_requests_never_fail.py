@@ -14,8 +14,8 @@ import re
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
+from leaderboard.accounts.tokens import create_token
 from leaderboard.management.commands.load_published import load_published
-from leaderboard.tokens import create_token
 from tests.base import WorldTestCase, make_run, make_window_result
 
 SEED = 20261201

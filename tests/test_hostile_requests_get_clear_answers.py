@@ -11,8 +11,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
+from leaderboard.accounts.tokens import create_token
 from leaderboard.models import Run
-from leaderboard.tokens import create_token
 from tests.base import WorldTestCase, make_run
 
 FULL = {"syntax": 1.0, "runtime": 1.0, "conformance": 0.5, "invariant": 1.0}

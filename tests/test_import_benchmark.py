@@ -8,7 +8,7 @@ import pytest
 from django.conf import settings
 from django.core.management import call_command
 
-from evaluation.contracts import TASKS_DATA_DIR, load_contract
+from evaluation.inputs.contracts import TASKS_DATA_DIR, load_contract
 from leaderboard.models import Task, TraceCorpus, TraceWindow
 from tests.base import make_task
 

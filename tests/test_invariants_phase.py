@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.contracts import (
+from evaluation.inputs.contracts import (
     ExcludedInvariant,
     Invariant,
     SchemaVar,

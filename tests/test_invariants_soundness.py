@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.contracts import Adapter, Invariant, SchemaVar, load_contract
+from evaluation.inputs.contracts import Adapter, Invariant, SchemaVar, load_contract
 from evaluation.phases import invariants
 from evaluation.phases.invariants import check_invariants, check_modes, lasso_module
 from evaluation.tla.sandbox import Limits, run_tlc

@@ -5,12 +5,12 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from evaluation.contracts import load_contract
+from evaluation.inputs.contracts import load_contract
 from evaluation.results import ActionOutcome, InvariantOutcome, PhaseOutcome
-from leaderboard.aggregate import cell_score
-from leaderboard.importing import import_corpus, sync_task
-from leaderboard.jobs import evaluate_run, save_phase
+from leaderboard.board.aggregate import cell_score
 from leaderboard.models import ActionResult, InvariantResult, PhaseResult, Run, WindowResult
+from leaderboard.scoring.jobs import evaluate_run, save_phase
+from leaderboard.tasks.importing import import_corpus, sync_task
 from tests.base import make_model, make_phase_result, make_run, make_task
 
 SPIN_SPEC = (

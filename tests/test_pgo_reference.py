@@ -10,7 +10,7 @@ TLC directly, one run per invariant under the spec's own Spec and the pinned con
 import pytest
 from django.conf import settings
 
-from evaluation.contracts import load_contract
+from evaluation.inputs.contracts import load_contract
 from evaluation.tla.sandbox import Limits, run_tlc
 from evaluation.windows import cut_windows
 from tests.reference_support import (

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from evaluation.contracts import load_contract
+from evaluation.inputs.contracts import load_contract
 from evaluation.windows import cut_with_summary, pgo, trace_files
 from evaluation.windows.errors import WindowFormatError
 

@@ -6,11 +6,11 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from evaluation.contracts import load_contract
+from evaluation.inputs.contracts import load_contract
 from evaluation.pipeline import PHASE_WEIGHTS, PHASES, composite, score_spec
 from evaluation.results import PhaseOutcome
 from evaluation.windows import cut_windows
-from leaderboard.aggregate import OFFICIAL_WEIGHTS, cell_score
+from leaderboard.board.aggregate import OFFICIAL_WEIGHTS, cell_score
 
 SPIN_DIR = Path(__file__).resolve().parent.parent / "tasks_data" / "spin" / "reference"
 

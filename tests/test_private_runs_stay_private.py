@@ -13,10 +13,10 @@ import pytest
 from django.conf import settings
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from leaderboard.forms import SubmitForm
+from leaderboard.accounts.tokens import create_token
 from leaderboard.models import ApiToken, ModelUnderTest, Run
-from leaderboard.submissions import submit
-from leaderboard.tokens import create_token
+from leaderboard.submit.forms import SubmitForm
+from leaderboard.submit.submissions import submit
 from tests.base import (
     WorldTestCase,
     make_action_result,

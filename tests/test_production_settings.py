@@ -14,7 +14,7 @@ import requests
 from django.test import override_settings
 from django.urls import reverse
 
-from leaderboard.tokens import create_token
+from leaderboard.accounts.tokens import create_token
 from tests.base import WorldTestCase, make_run
 
 ROOT = Path(__file__).resolve().parent.parent

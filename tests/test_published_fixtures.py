@@ -12,10 +12,10 @@ from django.conf import settings
 from django.core.management import call_command
 from django.test import TestCase
 
-from leaderboard.aggregate import PHASES, compute_board
+from leaderboard.board.aggregate import PHASES, compute_board
 from leaderboard.management.commands.load_published import DEFAULT_FIXTURE, load_published
 from leaderboard.models import ModelUnderTest, PhaseResult, Run, Task
-from leaderboard.rounding import CELL, MEAN, figure
+from leaderboard.web.rounding import CELL, MEAN, figure
 from tests.base import make_model, make_run
 
 PAPER = Path(settings.SYSMOBENCH_DATA_DIR) / "leaderboard" / "paper_summary_repaired.csv"

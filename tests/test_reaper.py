@@ -10,11 +10,11 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from evaluation.contracts import load_contract
-from leaderboard.importing import import_corpus, sync_task
+from evaluation.inputs.contracts import load_contract
 from leaderboard.models import PhaseResult, Run
-from leaderboard.queueing import job_id
-from leaderboard.reaper import reap_stale_runs
+from leaderboard.scoring.queueing import job_id
+from leaderboard.scoring.reaper import reap_stale_runs
+from leaderboard.tasks.importing import import_corpus, sync_task
 from tests.base import make_model, make_run, make_task
 from tests.rq_worker import finish_worker, kill_worker, start_worker, wait_for
 
@@ -94,7 +94,7 @@ def test_a_recent_run_whose_rq_job_failed_is_requeued(rq_redis, django_capture_o
 
     run = running_run(timedelta(seconds=5))
     queue = django_rq.get_queue("evaluation", commit_mode="auto")
-    job = queue.enqueue("leaderboard.jobs.evaluate_run", run.pk, job_id=job_id(run.pk, 1))
+    job = queue.enqueue("leaderboard.scoring.jobs.evaluate_run", run.pk, job_id=job_id(run.pk, 1))
     job.set_status("failed")  # what rq records when the work horse is killed
     with django_capture_on_commit_callbacks(execute=False):
         outcome = reap_stale_runs()
@@ -105,7 +105,7 @@ def test_a_recent_run_whose_rq_job_failed_is_requeued(rq_redis, django_capture_o
 @pytest.mark.tla
 @pytest.mark.django_db(transaction=True)
 def test_a_worker_killed_mid_run_leaves_a_run_the_reaper_recovers(rq_redis, tmp_path, settings):
-    from leaderboard.queueing import enqueue_run
+    from leaderboard.scoring.queueing import enqueue_run
 
     settings.SCORING_STALE_AFTER_SECONDS = 3600  # the worker's death, not the clock, must tell
     contract = load_contract("spin")

@@ -12,10 +12,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from leaderboard import processes
 from leaderboard.models import Run
-from leaderboard.queueing import job_id
-from leaderboard.reaper import reap_stale_runs
+from leaderboard.scoring import processes
+from leaderboard.scoring.queueing import job_id
+from leaderboard.scoring.reaper import reap_stale_runs
 from tests.base import make_model, make_run, make_task
 
 pytestmark = [pytest.mark.redis, pytest.mark.django_db]
@@ -36,7 +36,7 @@ def started_job(run: Run, scorer: dict):
     import django_rq
 
     queue = django_rq.get_queue("evaluation", commit_mode="auto")
-    job = queue.enqueue("leaderboard.jobs.evaluate_run", run.pk, job_id=job_id(run.pk, 1))
+    job = queue.enqueue("leaderboard.scoring.jobs.evaluate_run", run.pk, job_id=job_id(run.pk, 1))
     job.set_status("started")
     job.worker_name = "killed-parent"
     job.meta["scorer"] = scorer

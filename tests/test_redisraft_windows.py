@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from evaluation.contracts import load_contract
+from evaluation.inputs.contracts import load_contract
 from evaluation.windows import WindowFormatError, cut_with_summary
 from evaluation.windows.redisraft import cut
 

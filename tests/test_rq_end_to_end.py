@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from django.urls import reverse
 
-from evaluation.contracts import load_contract
-from leaderboard.importing import import_corpus, sync_task
+from evaluation.inputs.contracts import load_contract
 from leaderboard.models import InvariantResult, Run, WindowResult
-from leaderboard.queueing import QUEUE_NAME, job_id, queue_position
+from leaderboard.scoring.queueing import QUEUE_NAME, job_id, queue_position
+from leaderboard.tasks.importing import import_corpus, sync_task
 from tests.base import make_user
 from tests.rq_worker import finish_worker, start_worker
 

@@ -3,7 +3,7 @@ and reported runs that say so instead of showing a status and timestamps."""
 
 from django.urls import reverse
 
-from leaderboard.plain_words import aux_rule_sentence, label, tlc_value_text, tool_version
+from leaderboard.runs.plain_words import aux_rule_sentence, label, tlc_value_text, tool_version
 from tests.base import WorldTestCase, make_invariant_result, make_run
 
 PHASES = {"syntax": 1.0, "runtime": 1.0, "conformance": 0.5, "invariant": 0.0}
@@ -70,7 +70,7 @@ class PlainWordsTest(WorldTestCase):
         self.assertIn("original SysMoBench harness", page)
 
     def test_an_accepted_window_shows_no_spec_alternative(self):
-        from leaderboard.drilldown import window_rows
+        from leaderboard.runs.drilldown import window_rows
         from tests.base import make_window_result
 
         run = make_run(self.model_a, self.spin, phases=PHASES)

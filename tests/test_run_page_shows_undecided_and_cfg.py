@@ -14,11 +14,11 @@ import pytest
 import yaml
 from django.urls import reverse
 
-from evaluation.contracts import parse_adapter
+from evaluation.inputs.contracts import parse_adapter
 from evaluation.pipeline import score_spec
-from leaderboard.drilldown import UNDECIDED_SHOWN_PER_HINT
-from leaderboard.jobs import save_phase
 from leaderboard.models import Run, WindowResult
+from leaderboard.runs.drilldown import UNDECIDED_SHOWN_PER_HINT
+from leaderboard.scoring.jobs import save_phase
 from tests.base import WorldTestCase, make_run, make_window_result
 from tests.conformance_support import hidden_counter_windows, spec_with_hidden_counter, spin
 

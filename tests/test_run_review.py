@@ -8,8 +8,8 @@ from django.core.management import call_command
 from django.urls import reverse
 from django.utils import timezone
 
+from leaderboard.accounts.tokens import create_token
 from leaderboard.models import ModelUnderTest, ReviewError, Run
-from leaderboard.tokens import create_token
 from tests.base import WorldTestCase, make_run
 
 FULL = {"syntax": 1.0, "runtime": 1.0, "conformance": 1.0, "invariant": 1.0}

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from evaluation.contracts import load_contract
+from evaluation.inputs.contracts import load_contract
 from evaluation.windows import WindowFormatError, cut_windows, cut_with_summary
 
 SPIN_FILE = Path("windows") / "spin" / "action_windows.jsonl"

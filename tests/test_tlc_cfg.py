@@ -3,8 +3,8 @@ substitutions, behaviour) and what it ignores, each ignored entry with its reaso
 
 import pytest
 
-from evaluation.contracts import adapter_with_cfg, load_contract, parse_adapter
-from evaluation.tlc_cfg import CfgError, parse_cfg
+from evaluation.inputs.contracts import adapter_with_cfg, load_contract, parse_adapter
+from evaluation.inputs.tlc_cfg import CfgError, parse_cfg
 
 ETCD_CFG = """SPECIFICATION Spec
 \\* a comment

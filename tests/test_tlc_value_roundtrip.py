@@ -4,9 +4,9 @@ and parsed back to the value they were built from."""
 
 import random
 
-from evaluation.conformance.diagnose import read_tagged
-from evaluation.conformance.tlcvalue import FrozenDict, ModelValue, TlaSet, parse_tlc_value
+from evaluation.phases.conformance.diagnose import read_tagged
 from evaluation.tla.sandbox import Limits, run_tlc
+from evaluation.tla.tlcvalue import FrozenDict, ModelValue, TlaSet, parse_tlc_value
 
 MODEL_VALUES = ("m1", "m2")
 SEED = 20261201

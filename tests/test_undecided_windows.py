@@ -3,7 +3,7 @@ apart from failures, and never count as passed; a state mapping in the adapter d
 
 import pytest
 
-from evaluation.contracts import parse_adapter
+from evaluation.inputs.contracts import parse_adapter
 from evaluation.phases.conformance import check_conformance
 from tests.conformance_support import hidden_counter_windows, spec_with_hidden_counter, spin
 

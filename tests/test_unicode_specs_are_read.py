@@ -5,7 +5,7 @@ and junction lists stay the lists they were."""
 import pytest
 
 from evaluation import pipeline
-from evaluation.contracts import TASKS_DATA_DIR, load_contract
+from evaluation.inputs.contracts import TASKS_DATA_DIR, load_contract
 from evaluation.tla.sandbox import run_sany
 from evaluation.tla.splitter import _parser
 from evaluation.tla.unicode import TABLE, spell_out, to_ascii

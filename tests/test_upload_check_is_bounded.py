@@ -13,11 +13,11 @@ from django.conf import settings
 from django.test import Client, override_settings
 from django.urls import reverse
 
-from evaluation import prescan
-from leaderboard.lint_slots import lint_slot
+from evaluation.upload import prescan
+from leaderboard.accounts.tokens import create_token
 from leaderboard.models import Run
-from leaderboard.ratelimit import Limited
-from leaderboard.tokens import create_token
+from leaderboard.submit.lint_slots import lint_slot
+from leaderboard.web.ratelimit import Limited
 from tests.base import WorldTestCase
 
 GOOD = (Path(settings.TASKS_DATA_DIR) / "spin" / "reference" / "spin.tla").read_text()

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from evaluation.contracts import load_contract
-from leaderboard.importing import import_corpus, sync_task
+from evaluation.inputs.contracts import load_contract
+from leaderboard.tasks.importing import import_corpus, sync_task
 from tests.base import make_model, make_run
 from tests.kill_trials import KINDS, run_trial
 

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from evaluation.contracts import load_contract
+from evaluation.inputs.contracts import load_contract
 from evaluation.windows import CUTTERS
 from harnesses.zookeeper import logparse
 from harnesses.zookeeper.ensemble import Ensemble

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from evaluation.contracts import load_contract
+from evaluation.inputs.contracts import load_contract
 from evaluation.windows import PROJECT_ROOT, WindowFormatError, cut_with_summary
 from evaluation.windows.zookeeper import cut, zxid
 

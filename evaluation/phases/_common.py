@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evaluation.budgets import Budgets, parse_budgets
+from evaluation.inputs.budgets import Budgets, parse_budgets
 from evaluation.tla.sandbox import DEFAULT_ALLOWED, Limits
 
 

@@ -41,9 +41,9 @@ import re
 import time
 from dataclasses import dataclass, field
 
-from evaluation import adapter_text
-from evaluation.adapter_check import identifiers, invented_variables
-from evaluation.contracts import Adapter, Contract
+from evaluation.inputs import adapter_text
+from evaluation.inputs.adapter_check import identifiers, invented_variables
+from evaluation.inputs.contracts import Adapter, Contract
 from evaluation.phases.fairness import Fairness, spec_fairness
 from evaluation.phases.runtime import bound_definition
 from evaluation.results import InvariantOutcome, PhaseOutcome

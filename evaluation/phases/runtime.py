@@ -28,15 +28,15 @@ from __future__ import annotations
 import re
 import time
 
-from evaluation import adapter_text
-from evaluation.contracts import Adapter, adapter_with_cfg
+from evaluation.inputs import adapter_text
+from evaluation.inputs.contracts import Adapter, adapter_with_cfg
+from evaluation.inputs.tlc_cfg import parse_cfg
 from evaluation.phases._common import budget, field, limits_for
 from evaluation.results import ActionOutcome, PhaseOutcome
 from evaluation.tla import assumptions, sandbox
 from evaluation.tla import messages as msg
 from evaluation.tla.layout import spec_first
 from evaluation.tla.splitter import Listing, list_module
-from evaluation.tlc_cfg import parse_cfg
 
 WRAPPER = "_Runtime"
 # TLC writes positions two ways: "line 8, col 3 to line 8, col 9 of module M" in error texts and

@@ -103,7 +103,7 @@ def tool_versions() -> dict[str, str]:
 
     SANY prints its banner only when it parses a file, so it parses an empty module of ours
     (in a private temporary directory: SANY unpacks standard modules into java.io.tmpdir).
-    The scorer image records them once at build time (evaluation/imagesetup.py) in the file
+    The scorer image records them once at build time (evaluation/backends/imagesetup.py) in the file
     named by SYSMOBENCH_TOOL_VERSIONS; that record is used when it is for the pinned jar."""
     recorded = _recorded_versions()
     if recorded is not None:

@@ -84,7 +84,7 @@ CORPUS = [
 
 def score(entry: Entry, on_phase=None):
     """Score one corpus spec through the full pipeline, as the site's job does."""
-    from evaluation.contracts import load_contract, parse_adapter
+    from evaluation.inputs.contracts import load_contract, parse_adapter
     from evaluation.pipeline import score_spec
     from evaluation.windows import cut_windows
 

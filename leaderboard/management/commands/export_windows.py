@@ -9,8 +9,8 @@ the windows of the task's newest imported corpus, exactly the ones the site scor
 from django.core.management.base import BaseCommand, CommandError
 
 from evaluation.cli import write_windows
-from leaderboard.importing import canonical_windows, current_corpus
 from leaderboard.models import Task
+from leaderboard.tasks.importing import canonical_windows, current_corpus
 
 
 class Command(BaseCommand):

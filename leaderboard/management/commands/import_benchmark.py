@@ -9,9 +9,9 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from evaluation.contracts import ContractError
-from leaderboard.board_cache import invalidate_board_cache
-from leaderboard.importing import NO_TRACE_DATA, import_benchmark
+from evaluation.inputs.contracts import ContractError
+from leaderboard.board.generation import invalidate_board_cache
+from leaderboard.tasks.importing import NO_TRACE_DATA, import_benchmark
 
 
 class Command(BaseCommand):

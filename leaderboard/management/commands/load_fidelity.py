@@ -21,9 +21,9 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
-from leaderboard.jobs import evaluate_run
 from leaderboard.models import ModelUnderTest, Run, Task
-from leaderboard.queueing import enqueue_run
+from leaderboard.scoring.jobs import evaluate_run
+from leaderboard.scoring.queueing import enqueue_run
 
 TASKS = ("dqueue", "locksvc", "raftkvs")
 AUTHORS = {

@@ -12,7 +12,7 @@ from django.core import serializers
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
-from leaderboard.board_cache import invalidate_board_cache
+from leaderboard.board.generation import invalidate_board_cache
 from leaderboard.models import ModelUnderTest, PhaseResult, Run, Task
 
 DEFAULT_FIXTURE = Path(settings.BASE_DIR) / "fixtures" / "published.json"

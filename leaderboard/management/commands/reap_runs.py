@@ -8,8 +8,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from evaluation.pipeline import sweep_abandoned_run_dirs
-from leaderboard.backends import reap_containers
-from leaderboard.reaper import reap_stale_runs
+from leaderboard.scoring.backends import reap_containers
+from leaderboard.scoring.reaper import reap_stale_runs
 
 
 class Command(BaseCommand):

@@ -12,7 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from leaderboard.models import ModelUnderTest, Run, Task
-from leaderboard.queueing import enqueue_run
+from leaderboard.scoring.queueing import enqueue_run
 
 DEMO_MODEL = {
     "slug": "demo-reference-specs",

@@ -1,0 +1,747 @@
+"""Task contracts (`tasks_data/<task>/task.yaml`) and submitter adapters, loaded and validated.
+
+A contract is the published, LLM-free replacement for everything SysMoBench asks an LLM to decide
+at scoring time: names, pinned constants, the observable vocabulary, the target actions and the
+invariants. Every validation error names the file and the field so a contract author can fix it
+without reading this module.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import yaml
+
+from evaluation.inputs.adapter_check import syntax_problems
+from evaluation.inputs.budgets import BudgetError, Budgets, parse_budgets
+from evaluation.tla.snippets import definition_name, expression_parses
+from evaluation.tla.splitter import list_module
+
+TASKS_DATA_DIR = Path(__file__).resolve().parents[2] / "tasks_data"
+
+KINDS = ("concurrent", "distributed")
+INVARIANT_KINDS = ("safety", "liveness")
+DEADLOCK_POLICIES = ("allowed", "error")
+DEFAULT_EXTENDS = (
+    "TLC",
+    "Sequences",
+    "SequencesExt",
+    "Naturals",
+    "Integers",
+    "FiniteSets",
+    "FiniteSetsExt",
+    "Bags",
+    "Functions",
+    "Folds",
+)
+IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+TOP_KEYS_REQUIRED = (
+    "slug",
+    "name",
+    "system",
+    "kind",
+    "language",
+    "position",
+    "source",
+    "module",
+    "constants",
+    "schema",
+    "actions",
+    "invariants",
+    "deadlock",
+    "traces",
+)
+TOP_KEYS_OPTIONAL = (
+    "extends_allowed",
+    "unmapped_events",
+    "excluded_invariants",
+    "budgets",
+    "no_traces_reason",
+    "notes",
+)
+
+
+class ContractError(ValueError):
+    """A contract or adapter is invalid; the message reads `<file>: <field>: <what>`."""
+
+
+@dataclass(frozen=True)
+class Source:
+    repository: str
+    commit: str
+    files: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SchemaVar:
+    values: str
+    doc: str = field(default="", repr=False)
+    # False: model state the traces never record but the invariants need; the spec must expose
+    # it under this name (or through the adapter) and no window constrains it.
+    observed: bool = True
+    # P3 compares this variable through this TLA+ expression over the schema variables and the
+    # pinned constants (a refinement mapping the contract fixes): the part of the observed state
+    # it folds or hides is the implementation's, not the protocol's. "" compares it as it is.
+    view: str = ""
+
+
+@dataclass(frozen=True)
+class TargetAction:
+    params: tuple[str, ...]
+    actor: str | None
+    input: bool = False
+    events: tuple[str, ...] = ()
+    doc: str = field(default="", repr=False)
+    # TLA+ set expressions for parameters that are neither the actor nor the input message, so
+    # the identity adapter can quantify over them.
+    domains: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Invariant:
+    name: str
+    kind: str
+    definition: str
+    template: str
+    # Why the definition reads as it does against the template, where that is not obvious.
+    note: str = field(default="", repr=False)
+
+
+@dataclass(frozen=True)
+class ExcludedInvariant:
+    name: str
+    kind: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Traces:
+    format: str
+    paths: tuple[str, ...]
+    # "data": paths relative to the benchmark data folder; "project": relative to the project
+    # root (traces made by our own harnesses and committed, e.g. harnesses/asterinas/traces).
+    source: str = "data"
+
+
+@dataclass(frozen=True)
+class Contract:
+    slug: str
+    name: str
+    system: str
+    kind: str
+    language: str
+    position: int
+    source: Source
+    module: str
+    extends_allowed: tuple[str, ...]
+    constants: dict[str, str]
+    schema: dict[str, SchemaVar]
+    actions: dict[str, TargetAction]
+    unmapped_events: dict[str, str]
+    invariants: tuple[Invariant, ...]
+    excluded_invariants: tuple[ExcludedInvariant, ...]
+    budgets: Budgets
+    deadlock: str
+    traces: Traces | None
+    no_traces_reason: str
+    description: str = field(repr=False)
+    version: str
+    directory: Path
+
+    def __hash__(self) -> int:
+        # The dict fields are unhashable; slug + version identify a contract's content.
+        return hash((self.slug, self.version))
+
+    @property
+    def has_traces(self) -> bool:
+        return self.traces is not None
+
+    def action_for_event(self, event: str) -> str | None:
+        """The target action a trace event maps to, or None when the event is unmapped."""
+        for name, action in self.actions.items():
+            if event in action.events:
+                return name
+        return None
+
+    def observed_variables(self) -> list[str]:
+        return [name for name, var in self.schema.items() if var.observed]
+
+    def budget(self, phase: str, key: str):
+        """A budget value (`evaluation/inputs/budgets.py` holds the one default of each key)."""
+        return self.budgets.get(phase, key)
+
+
+# ---------------------------------------------------------------------------------------------
+# Loading
+
+
+class _Reader:
+    """Field access on a YAML mapping with errors that name the file and the field path."""
+
+    def __init__(self, file: str):
+        self.file = file
+
+    def fail(self, where: str, what: str):
+        raise ContractError(f"{self.file}: {where}: {what}")
+
+    def mapping(self, value, where: str, required=(), optional=()) -> dict:
+        if not isinstance(value, dict):
+            self.fail(where, f"expected a mapping, got {type(value).__name__}")
+        if required or optional:
+            unknown = sorted(set(map(str, value)) - set(required) - set(optional))
+            if unknown:
+                self.fail(where, f"unknown key(s) {', '.join(unknown)}")
+            missing = [k for k in required if k not in value]
+            if missing:
+                self.fail(where, f"missing field(s) {', '.join(missing)}")
+        return value
+
+    def string(self, value, where: str, allow_empty=False) -> str:
+        if not isinstance(value, str) or (not allow_empty and not value.strip()):
+            self.fail(where, "expected a non-empty string")
+        return value
+
+    def strings(self, value, where: str) -> tuple[str, ...]:
+        if not isinstance(value, list):
+            self.fail(where, "expected a list of strings")
+        return tuple(self.string(v, f"{where}[{i}]") for i, v in enumerate(value))
+
+    def identifier(self, value, where: str) -> str:
+        text = self.string(value, where)
+        if not IDENTIFIER.match(text):
+            self.fail(where, f"{text!r} is not a TLA+ identifier")
+        return text
+
+    def tla(self, value, where: str) -> str:
+        text = self.string(value, where)
+        if not expression_parses(text):
+            self.fail(where, f"TLA+ expression does not parse: {text}")
+        return text
+
+
+def load_contract(slug: str, root: Path | str | None = None) -> Contract:
+    directory = Path(root or TASKS_DATA_DIR) / slug
+    path = directory / "task.yaml"
+    if not path.is_file():
+        raise ContractError(f"{path}: (file): no such contract")
+    return _load_path(path)
+
+
+def load_all_contracts(root: Path | str | None = None) -> list[Contract]:
+    """Every contract under `root`, in leaderboard column order."""
+    base = Path(root or TASKS_DATA_DIR)
+    contracts = [_load_path(p) for p in sorted(base.glob("*/task.yaml"))]
+    _check_unique(contracts)
+    return sorted(contracts, key=lambda c: (c.position, c.slug))
+
+
+def _check_unique(contracts: list[Contract]) -> None:
+    seen: dict[int, str] = {}
+    for contract in contracts:
+        other = seen.setdefault(contract.position, contract.slug)
+        if other != contract.slug:
+            raise ContractError(
+                f"{contract.directory / 'task.yaml'}: position: {contract.position} is also "
+                f"used by {other} (column order: BENCHMARK.md §10.2)"
+            )
+
+
+def _load_path(path: Path) -> Contract:
+    raw_bytes = path.read_bytes()
+    description_path = path.parent / "description.md"
+    description = description_path.read_text() if description_path.is_file() else ""
+    r = _Reader(str(path))
+    try:
+        data = yaml.safe_load(raw_bytes)
+    except yaml.YAMLError as exc:
+        r.fail("(file)", f"invalid YAML: {exc}")
+    data = r.mapping(data, "(top level)", TOP_KEYS_REQUIRED, TOP_KEYS_OPTIONAL)
+    slug = r.string(data["slug"], "slug")
+    if slug != path.parent.name:
+        r.fail("slug", f"{slug!r} differs from the folder name {path.parent.name!r}")
+    if not description.strip():
+        r.fail("description.md", "missing or empty")
+    constants = _constants(r, data["constants"])
+    schema = _schema(r, data["schema"])
+    actions = _actions(r, data["actions"])
+    unmapped = _unmapped(r, data.get("unmapped_events") or {}, actions)
+    invariants = _invariants(r, data["invariants"])
+    excluded = _excluded(r, data.get("excluded_invariants") or [], invariants)
+    traces, no_traces_reason = _traces(r, data)
+    digest = hashlib.sha256(raw_bytes + b"\0" + description.encode()).hexdigest()
+    return Contract(
+        slug=slug,
+        name=r.string(data["name"], "name"),
+        system=r.string(data["system"], "system"),
+        kind=_choice(r, data["kind"], "kind", KINDS),
+        language=r.string(data["language"], "language"),
+        position=_position(r, data["position"]),
+        source=_source(r, data["source"]),
+        module=r.identifier(data["module"], "module"),
+        extends_allowed=_extends(r, data.get("extends_allowed")),
+        constants=constants,
+        schema=schema,
+        actions=actions,
+        unmapped_events=unmapped,
+        invariants=invariants,
+        excluded_invariants=excluded,
+        budgets=_budgets(r, data.get("budgets")),
+        deadlock=_choice(r, data["deadlock"], "deadlock", DEADLOCK_POLICIES),
+        traces=traces,
+        no_traces_reason=no_traces_reason,
+        description=description,
+        version=digest,
+        directory=path.parent,
+    )
+
+
+def _choice(r: _Reader, value, where: str, allowed) -> str:
+    if value not in allowed:
+        r.fail(where, f"{value!r} is not one of {', '.join(allowed)}")
+    return value
+
+
+def _position(r: _Reader, value) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        r.fail("position", "expected a non-negative integer")
+    return value
+
+
+def _source(r: _Reader, value) -> Source:
+    data = r.mapping(value, "source", ("repository", "commit", "files"))
+    return Source(
+        repository=r.string(data["repository"], "source.repository"),
+        commit=r.string(str(data["commit"]), "source.commit"),
+        files=r.strings(data["files"], "source.files"),
+    )
+
+
+def _extends(r: _Reader, value) -> tuple[str, ...]:
+    if value is None:
+        return DEFAULT_EXTENDS
+    return tuple(r.identifier(v, f"extends_allowed[{i}]") for i, v in enumerate(value or []))
+
+
+def _constants(r: _Reader, value) -> dict[str, str]:
+    data = r.mapping(value or {}, "constants")
+    return {
+        r.identifier(name, f"constants.{name}"): r.tla(text, f"constants.{name}")
+        for name, text in data.items()
+    }
+
+
+def _schema(r: _Reader, value) -> dict[str, SchemaVar]:
+    data = r.mapping(value, "schema")
+    if not data:
+        r.fail("schema", "no schema variables")
+    schema = {}
+    for name, spec in data.items():
+        where = f"schema.{name}"
+        r.identifier(name, where)
+        spec = r.mapping(spec, where, ("values",), ("doc", "observed", "view"))
+        observed = spec.get("observed", True)
+        if not isinstance(observed, bool):
+            r.fail(f"{where}.observed", "expected true or false")
+        schema[name] = SchemaVar(
+            values=r.tla(spec["values"], f"{where}.values"),
+            doc=r.string(spec.get("doc", ""), f"{where}.doc", allow_empty=True),
+            observed=observed,
+            view=r.tla(spec["view"], f"{where}.view") if "view" in spec else "",
+        )
+    return schema
+
+
+def _actions(r: _Reader, value) -> dict[str, TargetAction]:
+    data = r.mapping(value, "actions")
+    if not data:
+        r.fail("actions", "no target actions")
+    actions: dict[str, TargetAction] = {}
+    owner: dict[str, str] = {}
+    for name, spec in data.items():
+        where = f"actions.{name}"
+        r.identifier(name, where)
+        spec = r.mapping(spec, where, ("params", "actor"), ("input", "events", "doc", "domains"))
+        params = tuple(r.identifier(p, f"{where}.params") for p in spec["params"] or [])
+        if len(set(params)) != len(params):
+            r.fail(f"{where}.params", "duplicate parameter")
+        actor = spec["actor"]
+        if actor is not None and actor not in params:
+            r.fail(f"{where}.actor", f"{actor!r} is not among params {list(params)}")
+        is_input = spec.get("input", False)
+        if not isinstance(is_input, bool):
+            r.fail(f"{where}.input", "expected true or false")
+        events = r.strings(spec.get("events") or [], f"{where}.events")
+        for event in events:
+            if event in owner:
+                r.fail(f"{where}.events", f"event {event!r} is already mapped to {owner[event]}")
+            owner[event] = name
+        domains = {
+            p: r.tla(d, f"{where}.domains.{p}")
+            for p, d in r.mapping(spec.get("domains") or {}, f"{where}.domains").items()
+        }
+        _check_free_params(r, where, params, actor, is_input, domains)
+        actions[name] = TargetAction(
+            params=params,
+            actor=actor,
+            input=is_input,
+            events=events,
+            doc=r.string(spec.get("doc", ""), f"{where}.doc", allow_empty=True),
+            domains=domains,
+        )
+    return actions
+
+
+def _check_free_params(r, where, params, actor, is_input, domains) -> None:
+    bound = {actor} | ({params[-1]} if is_input and params else set())
+    for p in domains:
+        if p not in params or p in bound:
+            r.fail(f"{where}.domains", f"{p!r} is not a free parameter")
+    if is_input and (not params or params[-1] == actor):
+        r.fail(f"{where}.input", "the message must be the last parameter, after the actor")
+    free = [p for p in params if p not in bound and p not in domains]
+    if free:
+        r.fail(f"{where}.domains", f"parameter(s) {', '.join(free)} need a domain")
+
+
+def _unmapped(r: _Reader, value, actions: dict[str, TargetAction]) -> dict[str, str]:
+    data = r.mapping(value, "unmapped_events")
+    out = {}
+    for event, reason in data.items():
+        for name, action in actions.items():
+            if event in action.events:
+                r.fail(f"unmapped_events.{event}", f"also mapped to {name}")
+        out[str(event)] = r.string(reason, f"unmapped_events.{event}")
+    return out
+
+
+def _invariants(r: _Reader, value) -> tuple[Invariant, ...]:
+    if not isinstance(value, list):
+        r.fail("invariants", "expected a list")
+    seen = set()
+    out = []
+    for i, item in enumerate(value):
+        where = f"invariants[{i}]"
+        item = r.mapping(item, where, ("name", "kind", "definition", "template"), ("note",))
+        name = r.identifier(item["name"], f"{where}.name")
+        where = f"invariants.{name}"
+        if name in seen:
+            r.fail(where, "duplicate invariant name")
+        seen.add(name)
+        definition = r.string(item["definition"], f"{where}.definition").strip()
+        defined = definition_name(definition)
+        if defined is None:
+            r.fail(f"{where}.definition", "does not parse as one `Name == expr` definition")
+        if defined != name:
+            r.fail(f"{where}.definition", f"defines {defined!r}, expected {name!r}")
+        out.append(
+            Invariant(
+                name=name,
+                kind=_choice(r, item["kind"], f"{where}.kind", INVARIANT_KINDS),
+                definition=definition,
+                template=r.string(item["template"], f"{where}.template"),
+                note=r.string(item.get("note", ""), f"{where}.note", allow_empty=True),
+            )
+        )
+    return tuple(out)
+
+
+def _excluded(r: _Reader, value, invariants) -> tuple[ExcludedInvariant, ...]:
+    if not isinstance(value, list):
+        r.fail("excluded_invariants", "expected a list")
+    names = {inv.name for inv in invariants}
+    out = []
+    for i, item in enumerate(value):
+        where = f"excluded_invariants[{i}]"
+        item = r.mapping(item, where, ("name", "kind", "reason"))
+        name = r.identifier(item["name"], f"{where}.name")
+        if name in names:
+            r.fail(f"{where}.name", f"{name!r} is both defined and excluded")
+        names.add(name)
+        out.append(
+            ExcludedInvariant(
+                name=name,
+                kind=_choice(r, item["kind"], f"{where}.kind", INVARIANT_KINDS),
+                reason=r.string(item["reason"], f"{where}.reason"),
+            )
+        )
+    return tuple(out)
+
+
+def _budgets(r: _Reader, value) -> Budgets:
+    try:
+        return parse_budgets(value)
+    except BudgetError as exc:
+        r.fail("budgets", str(exc))
+
+
+TRACE_SOURCES = ("data", "project")
+
+
+def _traces(r: _Reader, data: dict) -> tuple[Traces | None, str]:
+    value = data["traces"]
+    reason = data.get("no_traces_reason", "")
+    if value is None:
+        return None, r.string(reason, "no_traces_reason")
+    if reason:
+        r.fail("no_traces_reason", "given although traces are set")
+    spec = r.mapping(value, "traces", ("format", "paths"), ("source",))
+    paths = r.strings(spec["paths"], "traces.paths")
+    if not paths:
+        r.fail("traces.paths", "no paths")
+    source = spec.get("source", "data")
+    if source not in TRACE_SOURCES:
+        r.fail("traces.source", f"{source!r} is not one of {', '.join(TRACE_SOURCES)}")
+    for i, path in enumerate(paths):
+        if Path(path).is_absolute() or ".." in Path(path).parts:
+            r.fail(f"traces.paths[{i}]", f"{path!r} must stay inside its base folder")
+    fmt = r.string(spec["format"], "traces.format")
+    return Traces(format=fmt, paths=paths, source=source), ""
+
+
+# ---------------------------------------------------------------------------------------------
+# Adapters
+
+ADAPTER_KEYS = ("variables", "actions", "actors", "constants", "model_values", "behaviour")
+ADAPTER_KEYS += ("values", "state")
+BEHAVIOUR_KEYS = ("specification", "init", "next")
+
+
+@dataclass(frozen=True)
+class Adapter:
+    variables: dict[str, str]
+    actions: dict[str, str]
+    actors: dict[str, str] = field(default_factory=dict)
+    constants: dict[str, str] = field(default_factory=dict)
+    identity: bool = False
+    # Model values the constants use (declared by each generated module, `m = m` in its cfg).
+    model_values: tuple[str, ...] = ()
+    # The spec's own operator names for its behaviour (`specification`, `init`, `next`).
+    behaviour: dict[str, str] = field(default_factory=dict)
+    # Contract value (TLA+ literal text, e.g. `"1"`) -> the spec's value (`s1`, `1`).
+    values: dict[str, str] = field(default_factory=dict)
+    # Spec variable -> expression building its pre-state from the window's observed state
+    # (`obs.<schema var>`), for state the spec keeps and the traces do not show.
+    state: dict[str, str] = field(default_factory=dict)
+    # Entries of a submitter's cfg the scorer did not use, with the reason.
+    ignored: tuple = ()
+
+    @classmethod
+    def identity_for(cls, contract: Contract) -> Adapter:
+        return cls(
+            variables={name: name for name in contract.schema},
+            actions={name: identity_action(name, a) for name, a in contract.actions.items()},
+            identity=True,
+        )
+
+    def actor_expr(self, actor: str) -> str:
+        """The TLA+ value `actor` is bound to: the `actors` entry, else the trace's own string
+        (a contract value; an action mapping translates it with `ToSpec(actor)`)."""
+        literal = '"' + actor.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        return self.actors.get(actor, literal)
+
+    def init_name(self) -> str:
+        return self.behaviour.get("init") or "Init"
+
+    def next_name(self) -> str:
+        return self.behaviour.get("next") or "Next"
+
+
+def identity_action(name: str, action: TargetAction) -> str:
+    """`A(actor)`, `A(actor, msg)`, with free parameters quantified over their domains."""
+    if not action.params:
+        return name
+    args = []
+    for i, p in enumerate(action.params):
+        if p == action.actor:
+            args.append("actor")
+        elif action.input and i == len(action.params) - 1:
+            args.append("msg")
+        else:
+            args.append(p)
+    call = f"{name}({', '.join(args)})"
+    for p in reversed([p for p in action.params if p in action.domains]):
+        call = f"\\E {p} \\in {action.domains[p]} : {call}"
+    return call
+
+
+def parse_adapter(text: str | None, contract: Contract, file: str = "adapter") -> Adapter:
+    """Validate a submitter's adapter YAML; empty text means the identity adapter.
+
+    Variables left out map to themselves; an `actions` section, when given, must name every
+    target action (a partial list is almost always a typo, and guessing would hide it).
+    """
+    identity = Adapter.identity_for(contract)
+    if text is None or not text.strip():
+        return identity
+    r = _Reader(file)
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        r.fail("(file)", f"invalid YAML: {exc}")
+    data = r.mapping(data if data is not None else {}, "(top level)", (), ADAPTER_KEYS)
+    variables = dict(identity.variables)
+    for name, expr in r.mapping(data.get("variables") or {}, "variables").items():
+        if name not in contract.schema:
+            r.fail(
+                f"variables.{name}",
+                f"unknown schema variable (known: {', '.join(contract.schema)})",
+            )
+        variables[name] = r.tla(_text(expr), f"variables.{name}")
+    actions = dict(identity.actions)
+    if "actions" in data:
+        given = r.mapping(data["actions"] or {}, "actions")
+        for name in given:
+            if name not in contract.actions:
+                r.fail(
+                    f"actions.{name}",
+                    f"unknown target action (known: {', '.join(contract.actions)})",
+                )
+        for name in contract.actions:
+            if name not in given:
+                r.fail(f"actions.{name}", "missing target action")
+            actions[name] = r.tla(_text(given[name]), f"actions.{name}")
+    actors = {
+        str(k): r.tla(_text(v), f"actors.{k}")
+        for k, v in r.mapping(data.get("actors") or {}, "actors").items()
+    }
+    constants = {}
+    for name, value in r.mapping(data.get("constants") or {}, "constants").items():
+        if name in contract.constants:
+            r.fail(f"constants.{name}", "is pinned by the contract and cannot be overridden")
+        r.identifier(name, f"constants.{name}")
+        constants[name] = r.tla(_text(value), f"constants.{name}")
+    model_values = tuple(
+        r.identifier(_text(m), f"model_values[{i}]")
+        for i, m in enumerate(_list(r, data.get("model_values"), "model_values"))
+    )
+    behaviour = {
+        k: r.identifier(_text(v), f"behaviour.{k}")
+        for k, v in r.mapping(data.get("behaviour") or {}, "behaviour", (), BEHAVIOUR_KEYS).items()
+    }
+    values = {
+        _literal(r, k): r.tla(_text(v), f"values.{k}")
+        for k, v in r.mapping(data.get("values") or {}, "values").items()
+    }
+    state = {
+        r.identifier(k, f"state.{k}"): r.tla(_text(v), f"state.{k}")
+        for k, v in r.mapping(data.get("state") or {}, "state").items()
+    }
+    adapter = Adapter(
+        variables=variables,
+        actions=actions,
+        actors=actors,
+        constants=constants,
+        model_values=model_values,
+        behaviour=behaviour,
+        values=values,
+        state=state,
+    )
+    problems = syntax_problems(adapter, _key_lines(text))
+    if problems:
+        raise ContractError(f"{file}: " + "; ".join(problems))
+    return replace(adapter, identity=_is_identity(adapter, identity))
+
+
+def _is_identity(adapter: Adapter, identity: Adapter) -> bool:
+    same = adapter.variables == identity.variables and adapter.actions == identity.actions
+    extras = (adapter.actors, adapter.constants, adapter.model_values, adapter.behaviour)
+    return same and not any(extras) and not adapter.values and not adapter.state
+
+
+def _list(r: _Reader, value, where: str) -> list:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        r.fail(where, "must be a list")
+    return value
+
+
+def _literal(r: _Reader, key) -> str:
+    """A `values` key: a contract value as TLA+ text. YAML numbers and booleans are TLA+ ones;
+    any YAML string (`"1"` as well as `n1`) is the TLA+ string with that spelling."""
+    if isinstance(key, bool) or isinstance(key, int):
+        return _text(key)
+    text = str(key)
+    if text.startswith('"'):
+        return text
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _key_lines(text: str) -> dict[tuple[str, str], int]:
+    """(section, key) -> 1-based line in the adapter YAML, for error messages."""
+    try:
+        root = yaml.compose(text)
+    except yaml.YAMLError:
+        return {}
+    out: dict[tuple[str, str], int] = {}
+    if not isinstance(root, yaml.MappingNode):
+        return out
+    for section, body in root.value:
+        if isinstance(body, yaml.MappingNode):
+            for key, value in body.value:
+                out[(str(section.value), str(key.value))] = value.start_mark.line + 1
+    return out
+
+
+def adapter_with_cfg(adapter: Adapter, cfg, contract: Contract, spec_text: str) -> Adapter:
+    """The adapter completed from a submitter's parsed TLC cfg (`evaluation.inputs.tlc_cfg`).
+
+    Constant assignments the contract does not pin become the adapter's (the adapter's own win);
+    `C <- Op` becomes the constant `Op` (the spec's own definition); SPECIFICATION/INIT/NEXT name
+    the behaviour. Everything else is recorded in `ignored` with the reason.
+    """
+    listing = list_module(spec_text)
+    declared = set(listing.constants)
+    if isinstance(contract, dict) or contract is None:
+        pinned = (contract or {}).get("constants") or {}
+    else:
+        pinned = contract.constants
+    ignored = list(adapter.ignored) + list(cfg.ignored)
+    constants = dict(adapter.constants)
+    used_values: set[str] = set()
+    assigned = {**cfg.constants, **cfg.substitutions}
+    for name, value in assigned.items():
+        entry = {
+            "line": cfg.lines.get(name),
+            "entry": f"{name} {'<-' if name in cfg.substitutions else '='} {value}",
+        }
+        if name in pinned:
+            ignored.append({**entry, "reason": f"the task contract pins {name}"})
+        elif name not in declared:
+            ignored.append({**entry, "reason": f"the spec declares no constant {name}"})
+        elif name in constants:
+            ignored.append({**entry, "reason": "the adapter assigns it"})
+        else:
+            constants[name] = value
+            if name in cfg.constants:
+                used_values.update(_names_in(value))
+    from_cfg = [m for m in cfg.model_values if m in used_values]
+    model_values = tuple(dict.fromkeys(list(adapter.model_values) + from_cfg))
+    behaviour = dict(adapter.behaviour)
+    for key in BEHAVIOUR_KEYS:
+        given = getattr(cfg, key)
+        if given and key not in behaviour:
+            behaviour[key] = given
+    return replace(
+        adapter,
+        constants=constants,
+        model_values=model_values,
+        behaviour=behaviour,
+        ignored=tuple(ignored),
+        identity=False,
+    )
+
+
+def _names_in(value: str) -> set[str]:
+    return set(re.findall(r"(?<![\w\"])([A-Za-z0-9_]*[A-Za-z][A-Za-z0-9_]*)", value))
+
+
+def _text(value) -> str:
+    # YAML turns `2` or `true` into numbers and booleans; adapters are TLA+ text.
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    return value if isinstance(value, str) else str(value)

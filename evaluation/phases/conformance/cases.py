@@ -1,0 +1,202 @@
+"""Windows -> the distinct checks TLC has to make, and negative checks for specificity.
+
+A *case* is what a verdict depends on: (action, actor, input, pre-state, post-state). Windows
+with the same case share one check, so a corpus of many repeated transitions costs one TLC
+state per distinct case. Window values are validated here against the contract vocabulary;
+a window that fails validation gets an error verdict with the reason and never reaches TLC.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from evaluation.phases.conformance.vocab import FuncSet, RecordSet, Vocab, _same
+from evaluation.tla.values import ValueEncodingError, to_tla
+
+NEGATIVES_PER_FAMILY = 6
+# Specificity is a diagnostic: its checks may not outgrow the real ones by much.
+NEGATIVES_TOTAL = 200
+NEGATIVES_PER_REAL = 4
+
+
+@dataclass
+class Case:
+    key: str
+    action: str
+    actor: str
+    input: dict | None
+    pre: dict
+    post: dict
+    kind: str = "real"  # "real" | "neg-post" | "neg-pre"
+    windows: list[int] = field(default_factory=list)  # indexes of the windows it stands for
+
+
+def case_key(action, actor, msg, pre, post) -> str:
+    return json.dumps([action, actor, msg, pre, post], sort_keys=True, separators=(",", ":"))
+
+
+def validate_window(window: dict, contract, vocab: dict[str, Vocab]) -> str:
+    """'' if the window can be checked, else the reason for its error verdict."""
+    action = window.get("action")
+    if action not in contract.actions:
+        return f"action {action!r} is not a target action of the contract"
+    if not isinstance(window.get("actor"), str):
+        return "actor is not a string"
+    for side in ("pre_state", "post_state"):
+        state = window.get(side)
+        if not isinstance(state, dict):
+            return f"{side} is not an object"
+        for var, value in state.items():
+            if var not in contract.schema:
+                return f"{side}: {var!r} is not a schema variable"
+            reason = vocab[var].check(value, f"{side}.{var}")
+            if reason:
+                return reason
+            try:
+                to_tla(value, f"{side}.{var}")
+            except ValueEncodingError as exc:
+                return str(exc)
+    if window.get("input") is not None:
+        try:
+            to_tla(window["input"], "input")
+        except ValueEncodingError as exc:
+            return str(exc)
+    return ""
+
+
+def is_full(value, vocab: Vocab) -> bool:
+    """Whether a window value gives the whole variable, or only some keys of a function."""
+    if not isinstance(value, dict):
+        return True
+    if isinstance(vocab, FuncSet):
+        keys = vocab.keys()
+        return keys is not None and set(value) == set(keys)
+    if isinstance(vocab, RecordSet):
+        return set(value) == {name for name, _ in vocab.fields}
+    return False
+
+
+def build_cases(windows: list[dict], valid: list[bool]) -> list[Case]:
+    cases: dict[str, Case] = {}
+    for index, (window, ok) in enumerate(zip(windows, valid, strict=True)):
+        if not ok:
+            continue
+        msg = window.get("input")
+        key = case_key(
+            window["action"], window["actor"], msg, window["pre_state"], window["post_state"]
+        )
+        case = cases.get(key)
+        if case is None:
+            case = cases[key] = Case(
+                key,
+                window["action"],
+                window["actor"],
+                msg,
+                window["pre_state"],
+                window["post_state"],
+            )
+        case.windows.append(index)
+    return list(cases.values())
+
+
+# ----------------------------------------------------------------------------- specificity
+
+
+def _alternatives(value, vocab: Vocab) -> list[tuple[str | None, object]]:
+    """(key, other value) pairs: the whole value swapped, or one key of a function swapped."""
+    if isinstance(value, dict) and isinstance(vocab, FuncSet):
+        options = vocab.codomain.finite() or []
+        return [
+            (key, alt) for key in sorted(value) for alt in options if not _same(alt, value[key])
+        ]
+    options = vocab.finite() or []
+    return [(None, alt) for alt in options if not _same(alt, value)]
+
+
+def _variants(state: dict, vocab: dict[str, Vocab], actor: str | None = None, skip=frozenset()):
+    """One-change variants; with `actor`, function variables change only at the actor's key
+    (what an action of that actor plausibly writes). Variables in `skip` (compared through a
+    contract view, which may fold the change away) are left as they are."""
+    for var in sorted(set(state) - set(skip)):
+        for key, alt in _alternatives(state[var], vocab[var]):
+            if actor is not None and key is not None and key != actor:
+                continue
+            changed = dict(state)
+            if key is None:
+                changed[var] = alt
+            else:
+                changed[var] = {**state[var], key: alt}
+            yield changed
+
+
+def _canon(state: dict) -> str:
+    return json.dumps(state, sort_keys=True)
+
+
+def _distance(a: dict, b: dict) -> int:
+    """How many variables (or keys of function variables) differ between two states."""
+    total = 0
+    for var in set(a) | set(b):
+        x, y = a.get(var), b.get(var)
+        if isinstance(x, dict) and isinstance(y, dict):
+            total += sum(1 for k in set(x) | set(y) if not _same_json(x.get(k), y.get(k)))
+        else:
+            total += not _same_json(x, y)
+    return total
+
+
+def _same_json(a, b) -> bool:
+    return _canon(a) == _canon(b)
+
+
+def negative_cases(real: list[Case], vocab: dict[str, Vocab], viewed=frozenset()) -> list[Case]:
+    """Negative checks derived from the real cases, in a deterministic order.
+
+    neg-post: the same pre-state and actor, the real post-state with one schema variable (or one
+      key of a function) changed to another vocabulary value; post-states observed for the same
+      (action, actor, pre-state) anywhere in the corpus are excluded. Catches actions that allow
+      more outcomes than the system produces.
+    neg-step: the same action and actor from a state the corpus shows the system in (some
+      window's pre- or post-state) but never shows this action/actor start from, to that state
+      with one variable or key changed; states closest to the real pre-state first. Catches
+      dropped guards, which the real pre-states (where the guard held) cannot expose.
+    Variables in `viewed` (compared through a contract view) are never the one changed.
+    At most `cap` new checks per real case and family (NEGATIVES_PER_FAMILY, lowered so the total
+    stays near max(NEGATIVES_TOTAL, NEGATIVES_PER_REAL x real cases)); duplicates are checked once.
+    """
+    observed_posts: dict[str, set[str]] = {}
+    states: dict[str, dict] = {}
+    for case in real:
+        observed_posts.setdefault(_canon([case.action, case.actor, case.pre]), set()).add(
+            _canon(case.post)
+        )
+        states[_canon(case.pre)] = case.pre
+        states[_canon(case.post)] = case.post
+    out: dict[str, Case] = {}
+    total = max(NEGATIVES_TOTAL, NEGATIVES_PER_REAL * len(real))
+    cap = max(1, min(NEGATIVES_PER_FAMILY, total // max(1, 2 * len(real))))
+
+    def add(case: Case, kind: str, pre: dict, post: dict) -> bool:
+        key = case_key(case.action, case.actor, case.input, pre, post)
+        if key in out:
+            return False
+        out[key] = Case(key, case.action, case.actor, case.input, pre, post, kind)
+        return True
+
+    for case in real:
+        seen = observed_posts[_canon([case.action, case.actor, case.pre])]
+        taken = 0
+        for post in _variants(case.post, vocab, skip=viewed):
+            if taken < cap and _canon(post) not in seen:
+                taken += add(case, "neg-post", case.pre, post)
+        taken = 0
+        ordered = sorted(states.items(), key=lambda kv: (_distance(kv[1], case.pre), kv[0]))
+        for _key, state in ordered:
+            if _canon([case.action, case.actor, state]) in observed_posts:
+                continue
+            for post in _variants(state, vocab, case.actor, viewed):
+                if taken >= cap:
+                    break
+                taken += add(case, "neg-step", state, post)
+    return list(out.values())

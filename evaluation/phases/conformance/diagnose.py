@@ -1,0 +1,128 @@
+"""Why a window failed: the successors the spec does allow from its pre-state, and a diff.
+
+One extra TLC run over the failing cases only: the same wrapper without the post-state check,
+printing `<<"<nonce>s", k, <<projection of the successor>>>>` for every successor. The projection
+is read back with the TLC value reader (model values stay model values), the distinct successors
+are ranked by how many variables/keys differ from the window's post-state, and the closest few
+are kept with their differences.
+"""
+
+from __future__ import annotations
+
+import re
+
+from evaluation.phases.conformance import generator as gen
+from evaluation.phases.conformance.cases import Case
+from evaluation.phases.conformance.runner import Budget, run_module
+from evaluation.tla.tlcvalue import TlcValueError, _Parser, to_json_like
+
+MAX_SUCCESSORS = 3
+
+
+def same(a, b) -> bool:
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    return a == b
+
+
+def differences(actual: dict, expected: dict) -> list[dict]:
+    """Variables (or keys of function variables) where `actual` disagrees with `expected`."""
+    out = []
+    for var in sorted(expected):
+        want, got = expected[var], actual.get(var)
+        if isinstance(want, dict) and isinstance(got, dict):
+            for key in sorted(want):
+                if key not in got or not same(got[key], want[key]):
+                    out.append(
+                        {
+                            "variable": var,
+                            "key": key,
+                            "trace": want[key],
+                            "spec": _show(got.get(key)),
+                        }
+                    )
+        elif not same(got, want):
+            out.append({"variable": var, "trace": want, "spec": _show(got)})
+    return out
+
+
+def _show(value):
+    """JSON-friendly; a model value is shown as a marker that never equals a string."""
+    if isinstance(value, dict):
+        return {k if isinstance(k, str) else repr(k): _show(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_show(v) for v in value]
+    if isinstance(value, str | int | bool) or value is None:
+        return value
+    return {"tla": repr(value)}
+
+
+def read_tagged(output: str, nonce: str, tag: str) -> list[tuple]:
+    """Every `<<"<nonce><tag>", ...>>` tuple printed, parsed (values may span lines)."""
+    found = []
+    for m in re.finditer(rf'<<\s*"{nonce}{tag}"', output):
+        parser = _Parser(output)
+        parser.pos = m.start()
+        try:
+            found.append(parser.value())
+        except TlcValueError:
+            continue
+    return found
+
+
+def successors(
+    plan: gen.Plan,
+    spec_text: str,
+    cases: list[Case],
+    actions,
+    aux,
+    budget: Budget,
+    viewed_posts: dict[int, dict] | None = None,
+    pre_differences: dict[int, list[dict]] | None = None,
+) -> dict[int, list[dict]] | None:
+    """Projected successors per case index (None when the run could not be read), seen
+    through the contract's views; `viewed_posts` gets each case's post-state values of the
+    viewed variables through the same views, to diff against; `pre_differences` where the
+    mappings of a pre-state built entirely from the window disagree with it."""
+    if not cases or budget.remaining() <= 2:
+        return None
+    module = gen.build_module(plan, cases, actions, aux, diagnose=True)
+    run = run_module(plan, spec_text, module, budget)
+    if run.status != "ok":
+        return None
+    out: dict[int, list[dict]] = {k: [] for k in range(len(cases))}
+    for item in read_tagged(run.output, plan.nonce, "s"):
+        k, values = item[1], to_json_like(item[2])
+        state = dict(zip(plan.observed, values, strict=True))
+        if 1 <= k <= len(cases) and not any(same(state, s) for s in out[k - 1]):
+            out[k - 1].append(state)
+            if viewed_posts is not None:
+                viewed_posts[k - 1] = _named(plan, cases[k - 1].post, item[3])
+    if pre_differences is not None:
+        for item in read_tagged(run.output, plan.nonce, "p"):
+            k, case = item[1], cases[item[1] - 1]
+            state = dict(zip(plan.observed, to_json_like(item[2]), strict=True))
+            want = {**case.pre, **_named(plan, case.pre, item[3])}
+            shown = {v: _show(state.get(v)) for v in want}
+            pre_differences[k - 1] = differences(shown, want)
+    return out
+
+
+def _named(plan: gen.Plan, state: dict, values) -> dict:
+    names = [v for v in sorted(plan.views) if v in state]
+    return dict(zip(names, to_json_like(values), strict=True))
+
+
+def closest(found: list[dict], post: dict) -> list[dict]:
+    """The distinct successors (seen on the window's variables) nearest to its post-state."""
+    seen: list[dict] = []
+    for state in found:
+        shown = {v: _show(state.get(v)) for v in post}
+        if not any(same(shown, s) for s in seen):
+            seen.append(shown)
+    ranked = sorted(seen, key=lambda s: (len(differences(s, post)), repr(s)))
+    return [{"successor": s, "differences": differences(s, post)} for s in ranked[:MAX_SUCCESSORS]]

@@ -1,0 +1,226 @@
+"""Run cases through TLC in chunks and turn the output into one verdict per case.
+
+A chunk is one TLC run. Its outcome per case:
+- pass: the nonce-tagged `<<"<nonce>v", k>>` line was printed (a successor satisfied the post
+  constraints), in a run that ended normally with nothing left on the queue;
+- fail: the run ended normally and no such line exists for k;
+- error: TLC could not evaluate case k. An evaluation error aborts the whole run; the trace TLC
+  prints shows `_w_<nonce> = k`, so case k gets the error and the rest run again. When the trace
+  does not name a case (an error while computing initial states), the chunk is split in halves
+  until it does. Reruns are bounded; what the bound leaves unevaluated is an error, never a pass.
+A parse error of the generated module (unknown operator, wrong arity in an adapter action) is
+not a window verdict: it raises SetupError with SANY's message.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+
+from evaluation.phases.conformance import generator as gen
+from evaluation.phases.conformance.cases import Case
+from evaluation.tla import messages as tlcmsg
+from evaluation.tla.layout import spec_first
+from evaluation.tla.sandbox import Limits, ToolRun, run_tlc
+
+CHUNK = 1000
+MAX_RUNS = 40
+TLC_ARGS = ["-deadlock", "-nowarning"]
+INIT_DONE = 2190  # "Finished computing initial states"
+
+
+class SetupError(Exception):
+    """The wrapper module cannot be checked at all (parse/semantic/config error, a false
+    ASSUME); `messages` are TLC's, for the caller to explain."""
+
+    def __init__(self, problem: str, messages=()):
+        super().__init__(problem)
+        self.messages = list(messages)
+
+
+class AuxRuleError(Exception):
+    """TLC could not compute the initial states under the TypeOK rule."""
+
+
+@dataclass
+class CaseResult:
+    verdict: str
+    reason: str = ""
+    freedom: int | None = None
+
+
+@dataclass
+class Budget:
+    deadline: float
+    heap_mb: int = 512
+    scratch_mb: int = 256
+    seed: int | None = None
+    runs: int = 0
+    timed_out: bool = False
+
+    def remaining(self) -> float:
+        return self.deadline - time.monotonic()
+
+
+def run_module(plan: gen.Plan, spec_text: str, module: str, budget: Budget) -> ToolRun:
+    budget.runs += 1
+    wall = max(1.0, budget.remaining())
+    limits = Limits(
+        wall_seconds=wall,
+        cpu_seconds=int(wall * 2) + 5,
+        heap_mb=budget.heap_mb,
+        scratch_mb=budget.scratch_mb,
+    )
+    modules = {
+        plan.spec_module: spec_text,
+        **spec_first(gen.module_name(plan), plan.spec_module, module),
+    }
+    return run_tlc(
+        modules, gen.module_name(plan), gen.build_cfg(plan), TLC_ARGS, limits, seed=budget.seed
+    )
+
+
+def _setup_problem(run: ToolRun) -> str:
+    codes = {m.code for m in run.messages}
+    if tlcmsg.PARSE_FAILED in codes or run.exit_code in (150, 151):
+        return _sany_text(run.output) or "the generated module does not parse"
+    for m in run.messages:
+        if m.code in (tlcmsg.ASSUMPTION_FALSE, 2222, 2229, 2233, 2234) or (
+            m.severity == 1 and m.code >= 2200 and m.code < 2300 and "constant" in m.text.lower()
+        ):
+            return m.text
+    return ""
+
+
+def _sany_text(output: str) -> str:
+    """SANY's own error lines (between its start and end messages; no timestamps)."""
+    start = output.find("Starting SANY")
+    end = output.find("SANY finished", max(start, 0))
+    body = output[start if start >= 0 else 0 : end if end >= 0 else len(output)]
+    lines = [
+        line
+        for line in body.splitlines()
+        if line.strip()
+        and "@!@!@" not in line
+        and not line.startswith(("Parsing file", "Semantic processing", "Starting SANY"))
+    ]
+    return "\n".join(lines[:12])
+
+
+def attributed_case(run: ToolRun, nonce: str) -> int | None:
+    pattern = re.compile(rf"_w_{nonce} = (\d+)")
+    for m in run.messages:
+        if m.code == tlcmsg.STATE:
+            found = pattern.search(m.text)
+            if found:
+                return int(found.group(1))
+    return None
+
+
+_BOILERPLATE = (
+    "TLC threw an unexpected exception",
+    "This was probably caused",
+    "See the User Output",
+    "The exception was a java",
+)
+
+
+def error_text(run: ToolRun, nonce: str) -> str:
+    """TLC's error messages without boilerplate, with the per-run nonce masked so the same
+    spec and windows always give the same reason."""
+    errors = [m.text for m in run.messages if m.severity == 1 and m.code != tlcmsg.BEHAVIOR]
+    lines = [
+        line.lstrip(": ")
+        for line in "\n".join(errors).splitlines()
+        if line.strip() and not line.startswith(_BOILERPLATE)
+    ]
+    text = "\n".join(lines) or run.note or f"TLC exited with {run.exit_code}"
+    return text.replace(nonce, "")[:1500]
+
+
+def tagged(output: str, nonce: str, tag: str) -> list[int]:
+    return [int(k) for k in re.findall(rf'<<\s*"{nonce}{tag}",\s*(\d+)\s*>>', output)]
+
+
+def check_cases(
+    plan: gen.Plan,
+    spec_text: str,
+    cases: list[Case],
+    actions: list[str],
+    aux: gen.AuxRule,
+    budget: Budget,
+) -> list[CaseResult]:
+    results: list[CaseResult | None] = [None] * len(cases)
+    queue = [list(range(i, min(i + CHUNK, len(cases)))) for i in range(0, len(cases), CHUNK)]
+    while queue:
+        chunk = queue.pop(0)
+        if budget.remaining() <= 1 or budget.runs >= MAX_RUNS:
+            reason = (
+                "conformance time budget exhausted"
+                if budget.remaining() <= 1
+                else (f"not evaluated: more than {MAX_RUNS} TLC runs were needed")
+            )
+            budget.timed_out = budget.timed_out or budget.remaining() <= 1
+            for i in chunk:
+                results[i] = CaseResult("error", reason)
+            continue
+        sub_aux = _sub_aux(aux, chunk)
+        module = gen.build_module(plan, [cases[i] for i in chunk], actions, sub_aux)
+        run = run_module(plan, spec_text, module, budget)
+        queue[:0] = _absorb(run, plan, chunk, results, budget, aux.kind)
+    return [r or CaseResult("error", "not evaluated") for r in results]
+
+
+def _sub_aux(aux: gen.AuxRule, chunk: list[int]) -> gen.AuxRule:
+    if aux.kind != "explored":
+        return aux
+    return gen.AuxRule(aux.kind, aux.variables, aux.candidates, [aux.per_case[i] for i in chunk])
+
+
+def _halves(chunk: list[int]) -> list[list[int]]:
+    mid = len(chunk) // 2
+    return [chunk[:mid], chunk[mid:]]
+
+
+def _absorb(run: ToolRun, plan, chunk, results, budget, aux_kind: str) -> list[list[int]]:
+    """Record what this run decided; return the sub-chunks that must run again."""
+    if run.status == "ok":
+        passed = set(tagged(run.output, plan.nonce, "v"))
+        counts: dict[int, int] = {}
+        for k in tagged(run.output, plan.nonce, "c"):
+            counts[k] = counts.get(k, 0) + 1
+        if run.truncated:
+            # A tag that survived truncation is still a proof of a pass; the rest run again in
+            # smaller chunks (the spec may print so much that a single case cannot be read).
+            unread = [i for k, i in enumerate(chunk, start=1) if k not in passed]
+            for k, i in enumerate(chunk, start=1):
+                if k in passed:
+                    results[i] = CaseResult("pass", "", None)
+            if len(unread) > 1:
+                return _halves(unread)
+            for i in unread:
+                results[i] = CaseResult("error", "TLC output too large to read the verdict")
+            return []
+        for k, i in enumerate(chunk, start=1):
+            results[i] = CaseResult("pass" if k in passed else "fail", "", counts.get(k, 0))
+        return []
+    if run.status == "timeout":
+        budget.timed_out = True
+        for i in chunk:
+            results[i] = CaseResult("error", f"TLC timeout: {run.note}")
+        return []
+    problem = _setup_problem(run)
+    if problem:
+        raise SetupError(problem.replace(plan.nonce, ""), run.messages)
+    if aux_kind == "typeok" and tlcmsg.first(run.messages, INIT_DONE) is None:
+        raise AuxRuleError(error_text(run, plan.nonce))
+    k = attributed_case(run, plan.nonce)
+    if k is not None and 1 <= k <= len(chunk):
+        results[chunk[k - 1]] = CaseResult("error", error_text(run, plan.nonce))
+        rest = chunk[: k - 1] + chunk[k:]
+        return [rest] if rest else []
+    if len(chunk) > 1:
+        return _halves(chunk)
+    results[chunk[0]] = CaseResult("error", error_text(run, plan.nonce))
+    return []

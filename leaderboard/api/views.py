@@ -1,0 +1,125 @@
+"""The JSON API (v1): submit a spec and follow its run with an `Authorization: Bearer` token.
+
+Only these token-authenticated views are csrf_exempt: a bearer token is not sent by a browser
+on its own, so a cross-site request cannot use it. A token acts as its user: it submits for that
+user's models, within that user's quotas, and reads only the runs that user may read.
+"""
+
+import json
+from functools import wraps
+
+from django.http import JsonResponse
+from django.shortcuts import get_object_or_404
+from django.urls import reverse
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_GET, require_POST
+
+from leaderboard.accounts.tokens import user_from_authorization
+from leaderboard.api.errors import api_error
+from leaderboard.board.views import leaderboard_export
+from leaderboard.models import ReviewError, Run
+from leaderboard.runs.export import run_as_dict, run_summary
+from leaderboard.scoring.queueing import queue_position
+from leaderboard.submit.forms import SubmitForm
+from leaderboard.submit.submissions import check_quota, submit
+from leaderboard.web.ratelimit import Limited, limit_posts, too_many_requests
+
+API_FIELDS = (
+    "task",
+    "model",
+    "new_model_name",
+    "new_model_organisation",
+    "new_model_kind",
+    "spec_text",
+    "adapter_text",
+    "cfg_text",
+)
+
+
+def token_required(view):
+    @wraps(view)
+    def wrapped(request, *args, **kwargs):
+        user = user_from_authorization(request.headers.get("Authorization", ""))
+        if user is None:
+            return api_error(401)
+        request.api_user = user
+        return view(request, *args, **kwargs)
+
+    return csrf_exempt(wrapped)
+
+
+def _is_text(value) -> bool:
+    return value is None or isinstance(value, str)
+
+
+def _links(request, run: Run) -> dict:
+    return {
+        "page": request.build_absolute_uri(run.get_absolute_url()),
+        "api": request.build_absolute_uri(reverse("api_run", args=[run.pk])),
+        "status": request.build_absolute_uri(reverse("run_status", args=[run.pk])),
+    }
+
+
+@require_POST
+@limit_posts("upload", "RATE_LIMIT_UPLOADS_PER_IP", as_json=True)
+@token_required
+def create_run(request):
+    try:
+        check_quota(request.api_user)  # before the lint, which is the costly part
+        return _create_run(request)
+    except Limited as limited:
+        return too_many_requests(request, limited, as_json=True)
+
+
+def _create_run(request):
+    try:
+        payload = json.loads(request.body or b"{}")
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return api_error(400, "The body must be a JSON object (UTF-8).", code="invalid_json")
+    except RecursionError:
+        # json.loads recurses once per bracket: 100,000 "[" exhaust the stack.
+        return api_error(400, "The body nests too deeply to be a submission.", code="invalid_json")
+    if not isinstance(payload, dict):
+        return api_error(400, "The body must be a JSON object.", code="invalid_json")
+    wrong = {
+        k: ["Must be a string."] for k in API_FIELDS if k in payload and not _is_text(payload[k])
+    }
+    if wrong:
+        return api_error(400, "Some fields have the wrong type.", wrong, code="invalid")
+    data = {k: payload[k] for k in API_FIELDS if isinstance(payload.get(k), str)}
+    form = SubmitForm(data, user=request.api_user)
+    run = form.is_valid() and submit(form, request.api_user)
+    if not run:
+        errors = {field: [str(e) for e in errs] for field, errs in form.errors.items()}
+        return api_error(400, "The upload did not pass the check.", errors, code="invalid")
+    body = {"id": run.pk, "status": run.status, "urls": _links(request, run)}
+    return JsonResponse(body, status=201)
+
+
+@require_GET
+@token_required
+def run_detail(request, pk: int):
+    runs = Run.objects.visible_to(request.api_user).select_related("model", "task", "submitter")
+    run = get_object_or_404(runs, pk=pk)
+    position = queue_position(run) if run.status == Run.Status.QUEUED else None
+    body = {**run_as_dict(run), "progress": run_summary(run, position)}
+    body["urls"] = _links(request, run)
+    return JsonResponse(body)
+
+
+@require_POST
+@token_required
+def publish_run(request, pk: int):
+    """Publish one of the token's user's finished runs (as the button on its page does)."""
+    run = get_object_or_404(Run.objects.owned_by(request.api_user), pk=pk)
+    try:
+        run.publish(by=request.api_user)
+    except ReviewError as error:
+        return api_error(409, str(error), code="conflict", review=run.review)
+    return JsonResponse({"id": run.pk, "review": run.review, "urls": _links(request, run)})
+
+
+@require_GET
+def leaderboard(request):
+    """The board's own JSON export (same numbers, same query parameters); public like the page."""
+    return leaderboard_export(request, "json")

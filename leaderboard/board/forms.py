@@ -1,0 +1,46 @@
+"""Query-string forms of the board pages: sort, filters and phase weights live in the URL."""
+
+from django import forms
+
+from leaderboard.board.aggregate import OFFICIAL_WEIGHTS, PHASES, parse_weights
+from leaderboard.models import ModelUnderTest
+
+# Columns whose natural first click is "highest first"; text columns sort A→Z first.
+TEXT_SORTS = ("name", "organisation", "kind")
+FIXED_SORTS = ("rank", "delta", "overall", *TEXT_SORTS, *PHASES)
+
+
+class BoardQueryForm(forms.Form):
+    sort = forms.CharField(required=False)
+    kind = forms.ChoiceField(
+        required=False, choices=[("", "All kinds"), *ModelUnderTest.Kind.choices]
+    )
+    org = forms.ChoiceField(required=False, label="Organisation")
+    w = forms.CharField(required=False, label="Weights P1,P2,P3,P4")
+
+    def __init__(self, data, *, organisations: list[str], task_slugs: list[str]):
+        super().__init__(data)
+        self.fields["org"].choices = [("", "All organisations")] + [(o, o) for o in organisations]
+        self.sort_keys = set(FIXED_SORTS) | set(task_slugs)
+
+    def clean_sort(self) -> str:
+        sort = self.cleaned_data["sort"] or "rank"
+        if sort.lstrip("-") not in self.sort_keys:
+            raise forms.ValidationError(f"Unknown sort column “{sort}”.")
+        return sort
+
+    def clean_w(self) -> tuple:
+        text = self.cleaned_data["w"].strip()
+        if not text:
+            return OFFICIAL_WEIGHTS
+        try:
+            return parse_weights(text)
+        except ValueError as error:
+            raise forms.ValidationError(f"{error}, e.g. 0.15,0.15,0.35,0.35.") from error
+
+    def value(self, name: str):
+        """The cleaned value, or the default when the field was invalid (the error is shown)."""
+        defaults = {"sort": "rank", "kind": "", "org": "", "w": OFFICIAL_WEIGHTS}
+        if not self.is_valid() and name in self.errors:
+            return defaults[name]
+        return self.cleaned_data.get(name, defaults[name])

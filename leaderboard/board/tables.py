@@ -1,0 +1,253 @@
+"""Turn a computed Board into the rows the board pages and exports show.
+
+Kept apart from aggregate.py (which computes numbers) and from the views (which stay short):
+everything here is presentation: labels, links, sorting and filtering of rows.
+"""
+
+from django.urls import NoReverseMatch, reverse
+from django.utils.html import format_html, format_html_join
+from django.utils.http import urlencode
+
+from leaderboard.board.aggregate import PHASE_LABELS, PHASES, Board, is_official
+from leaderboard.board.forms import TEXT_SORTS
+from leaderboard.board.memo import LocalMemo
+from leaderboard.models import ModelUnderTest
+from leaderboard.web.rounding import CELL, MEAN, figure, percent_text
+
+NOT_SUBMITTED = "not submitted"
+KIND_LABELS = dict(ModelUnderTest.Kind.choices)
+
+
+_PLACEHOLDER = 987654321
+_LOCAL_ROWS = LocalMemo()
+
+
+def run_url_maker():
+    """A function run id -> run page URL (None while the run pages are not installed).
+
+    One reverse() per page cell adds up (121 cells); the pattern is the same for every run."""
+    try:
+        pattern = reverse("run_detail", args=[_PLACEHOLDER])
+    except NoReverseMatch:
+        return lambda run_id: None
+    return lambda run_id: pattern.replace(str(_PLACEHOLDER), str(int(run_id)))
+
+
+def run_url(run_id) -> str | None:
+    return run_url_maker()(run_id)
+
+
+def _cell(board: Board, row: dict, task: dict, url_for) -> dict:
+    cell = board.cell(row["model_id"], task["id"])
+    if cell is None:
+        return {"task": task["slug"], "value": None, "text": NOT_SUBMITTED, "submitted": False}
+    return {
+        "task": task["slug"],
+        "value": cell["overall"],
+        "figure": figure(cell["overall"], CELL),
+        "text": percent_text(cell["overall"], CELL),
+        "submitted": True,
+        "provenance": cell["provenance"],
+        "run_id": int(cell["run_id"]),
+        "run_url": url_for(cell["run_id"]),
+        "phases": {p: cell[p] for p in PHASES},
+        "statuses": {p: cell[f"{p}_status"] for p in PHASES},
+    }
+
+
+def leaderboard_rows(board: Board) -> list[dict]:
+    """One dict per model, in rank order, with every value the page or an export needs; cached
+    with the board (a board of 100 models takes tens of milliseconds to turn into rows)."""
+    rows = _LOCAL_ROWS.get(board.key) if board.key else None
+    if rows is None:
+        url_for = run_url_maker()
+        rows = [_board_row(board, row, url_for) for row in board.rows.to_dict("records")]
+        if board.key:
+            _LOCAL_ROWS.set(board.key, rows)
+    # Callers filter and sort into new lists and never change a row.
+    return rows
+
+
+SOURCE_TITLES = {
+    "reported": "published by SysMoBench, not yet scored here",
+    "verified": "every counted run was scored on this site",
+    "mixed": "some tasks scored here, others published figures",
+}
+
+
+def _row_html(r: dict, cells: list[dict], custom: bool) -> str:
+    """One board row's <tr>, rendered once with the cached rows rather than by the template on
+    every request (a hundred models × seventeen cells is most of the page's rendering time)."""
+    delta = ""
+    if custom:
+        tone = "pass" if r["delta"] > 0 else "fail" if r["delta"] < 0 else ""
+        text = f"{r['delta']:+d}" if r["delta"] else "0"
+        delta = format_html('<td class="num delta {}">{}</td>', tone, text)
+    phases = format_html_join(
+        "", '<td class="num phase">{}</td>', ((p["text"],) for p in r["phases"])
+    )
+    cells_html = format_html_join("", "{}", ((_cell_html(r["name"], c),) for c in cells))
+    return format_html(
+        '<tr data-model="{}"><td class="num rank">{}</td>{}'
+        '<td class="model"><a href="{}">{}</a><span class="org">{} · {}</span></td>'
+        '<td class="num overall"><strong>{}</strong></td>{}{}'
+        '<td class="source"><span class="badge {}" title="{}">{}</span></td></tr>',
+        r["slug"], r["rank"], delta, r["url"], r["name"], r["organisation"], r["kind_label"],
+        r["overall_text"], phases, cells_html,
+        r["provenance"], SOURCE_TITLES.get(r["provenance"], ""), r["provenance"],
+    )  # fmt: skip
+
+
+def _cell_html(name: str, c: dict) -> str:
+    if not c["submitted"]:
+        return format_html(
+            '<td class="num cell missing" title="{} on {}: not submitted (counts 0)">'
+            '<span class="visually-hidden">not submitted</span><span aria-hidden="true">–</span>'
+            "</td>",
+            name,
+            c["task"],
+        )
+    if not c["run_url"]:
+        return format_html('<td class="num cell {}">{}</td>', c["provenance"], c["text"])
+    return format_html(
+        '<td class="num cell {}"><a href="{}" title="{} on {}: run {} ({})">{}</a></td>',
+        c["provenance"], c["run_url"], name, c["task"], c["run_id"], c["provenance"], c["text"],
+    )  # fmt: skip
+
+
+def model_summary(board: Board, model_id: int) -> dict | None:
+    """The board row of one model (its page's headline), None when it has no counted run."""
+    match = board.rows[board.rows.model_id == model_id]
+    if match.empty:
+        return None
+    return _board_row(board, match.iloc[0].to_dict(), run_url_maker())
+
+
+def _board_row(board: Board, row: dict, url_for) -> dict:
+    official = board.official_rank.get(row["model_id"], row["rank"])
+    entry = {
+        "model_id": row["model_id"],
+        "rank": int(row["rank"]),
+        "official_rank": int(official),
+        "delta": int(official) - int(row["rank"]),
+        "name": row["name"],
+        "slug": row["slug"],
+        "url": reverse("model_detail", args=[row["slug"]]),
+        "organisation": row["organisation"],
+        "kind": row["kind"],
+        "kind_label": KIND_LABELS.get(row["kind"], row["kind"]),
+        "provenance": row["provenance"],
+        "overall": row["overall"],
+        "overall_figure": figure(row["overall"], MEAN),
+        "overall_text": percent_text(row["overall"], MEAN),
+        "phases": [
+            {
+                "phase": p,
+                "value": _nan_to_none(row[p]),
+                "figure": figure(row[p], MEAN),
+                "text": percent_text(row[p], MEAN),
+            }
+            for p in PHASES
+        ],
+        "cells": (cells := [_cell(board, row, task, url_for) for task in board.tasks]),
+    }
+    entry["html"] = _row_html(entry, cells, custom=not is_official(board.weights))
+    return entry
+
+
+def _nan_to_none(value):
+    return None if value is None or value != value else float(value)
+
+
+def filter_rows(rows: list[dict], kind: str, organisation: str) -> list[dict]:
+    return [
+        r
+        for r in rows
+        if (not kind or r["kind"] == kind)
+        and (not organisation or r["organisation"] == organisation)
+    ]
+
+
+def _sort_value(row: dict, key: str):
+    if key in TEXT_SORTS:
+        return row[key].lower()
+    if key in ("rank", "delta", "overall"):
+        return row[key]
+    for phase in row["phases"]:
+        if phase["phase"] == key:
+            return -1.0 if phase["value"] is None else phase["value"]
+    for cell in row["cells"]:
+        if cell["task"] == key:
+            # A task not submitted sorts below a submitted 0.
+            return -1.0 if cell["value"] is None else cell["value"]
+    raise KeyError(key)
+
+
+def sort_rows(rows: list[dict], sort: str) -> list[dict]:
+    """`sort` is a column key, `-key` for descending; the board rank breaks ties."""
+    key = sort.lstrip("-")
+    by_rank = sorted(rows, key=lambda r: r["rank"])
+    return sorted(by_rank, key=lambda r: _sort_value(r, key), reverse=sort.startswith("-"))
+
+
+def _first_direction(key: str) -> str:
+    # Scores read best-first; names, ranks and rank changes read in their natural order.
+    return "" if key in (*TEXT_SORTS, "rank") else "-"
+
+
+def column_headers(params: dict, sort: str, tasks: list[dict], show_delta: bool) -> dict:
+    """Header label, link and arrow for every sortable column, preserving the other params."""
+
+    def header(key: str, label: str, title: str = "") -> dict:
+        active = sort.lstrip("-") == key
+        if active:
+            next_sort = key if sort.startswith("-") else f"-{key}"
+        else:
+            next_sort = f"{_first_direction(key)}{key}"
+        query = {k: v for k, v in params.items() if v and k != "sort"}
+        query["sort"] = next_sort
+        arrow = ("▼" if sort.startswith("-") else "▲") if active else ""
+        return {"key": key, "label": label, "title": title or label, "arrow": arrow,
+                "url": "?" + urlencode(query), "active": active}  # fmt: skip
+
+    fixed = [header("rank", "#", "Rank")]
+    if show_delta:
+        fixed.append(header("delta", "Δ rank", "Rank change against the official weights"))
+    # Organisation and kind are shown under the model's name (and stay sortable by URL), so the
+    # board fits 1280 px without scrolling sideways.
+    fixed += [header("name", "Model"), header("overall", "Overall")]
+    phases = [header(p, PHASE_LABELS[p], p.capitalize()) for p in PHASES]
+    task_headers = [header(t["slug"], t["slug"], t["name"]) for t in tasks]
+    return {"fixed": fixed, "phases": phases, "tasks": task_headers}
+
+
+def model_task_rows(board: Board, model_id: int, traced: frozenset = frozenset()) -> list[dict]:
+    """The model page's task × phase table, in board column order. `traced` holds the ids of
+    tasks with trace data: elsewhere a reported P3 came from the original harness."""
+    rows = []
+    for task in board.tasks:
+        cell = board.cell(model_id, task["id"])
+        entry = {"task": task, "url": reverse("task_detail", args=[task["slug"]])}
+        if cell is None:
+            entry.update(submitted=False, text=NOT_SUBMITTED)
+        else:
+            entry.update(
+                submitted=True,
+                text=percent_text(cell["overall"], CELL),
+                provenance=cell["provenance"],
+                harness_p3=cell["provenance"] == "reported" and task["id"] not in traced,
+                run_url=run_url(cell["run_id"]),
+                run_id=int(cell["run_id"]),
+                phases=[
+                    {
+                        "phase": p,
+                        "status": cell[f"{p}_status"]
+                        if isinstance(cell[f"{p}_status"], str)
+                        else "not reached",
+                        "text": "n/a" if cell[p] != cell[p] else percent_text(cell[p], CELL),
+                    }
+                    for p in PHASES
+                ],
+            )
+        rows.append(entry)
+    return rows

@@ -1,0 +1,366 @@
+"""Side-by-side comparison of two models (over all tasks) or two runs (of one task).
+
+Per-task cells come from leaderboard.board.aggregate, so a comparison always shows the same
+numbers as the board. Per-action grids come from the conformance ActionResults of the runs
+that count; reported runs carry only published figures, so they get a note, not a grid.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from dataclasses import dataclass
+from itertools import combinations
+
+from django.core.cache import cache
+
+from evaluation.pipeline import prescan
+from leaderboard.board.aggregate import PHASE_LABELS, PHASES, get_board
+from leaderboard.compare import detail as compare_detail
+from leaderboard.models import ActionResult, ModelUnderTest, Run
+from leaderboard.web.params import parse_id
+from leaderboard.web.rounding import CELL, MEAN, difference, percent, percent_text
+
+
+@dataclass
+class Side:
+    label: str
+    name: str
+
+
+def compare_from_query(query, user) -> dict:
+    """The compare page's context for `?a=&b=` (models) or `?run_a=&run_b=` (runs), over what
+    `user` may see: models compare by their board figures, runs only if visible to `user`."""
+    context = {
+        "models": list(ModelUnderTest.objects.visible_to(user).values("slug", "name")),
+        "query": {k: query.get(k, "") for k in ("a", "b", "run_a", "run_b")},
+        "mode": None,
+        "error": "",
+    }
+    if query.get("run_a") or query.get("run_b"):
+        context.update(_compare_runs(query.get("run_a", ""), query.get("run_b", ""), user))
+    elif query.get("a") or query.get("b"):
+        context.update(_compare_models(query.get("a", ""), query.get("b", ""), user))
+    if not context["mode"]:
+        context["suggestion"] = _top_two()
+    return context
+
+
+def _top_two() -> list[dict]:
+    """The board's first two models: a one-click example on the empty compare page."""
+    rows = get_board().rows.head(2)
+    return rows[["slug", "name"]].to_dict("records") if len(rows) == 2 else []
+
+
+def _compare_models(slug_a: str, slug_b: str, user) -> dict:
+    if prescan.unstorable(slug_a + slug_b):
+        return {"error": "A model slug holds a character no slug has (NUL or a lone surrogate)."}
+    models = ModelUnderTest.objects.visible_to(user).filter(slug__in=[slug_a, slug_b])
+    found = {m.slug: m for m in models}
+    missing = [s or "(empty)" for s in (slug_a, slug_b) if s not in found]
+    if missing:
+        return {"error": f"Unknown model: {', '.join(missing)}. Pick two models below."}
+    a, b = found[slug_a], found[slug_b]
+    board = get_board()
+    phase_rows = _phase_rows(_model_means(board, a.pk), _model_means(board, b.pk), MEAN)
+    tasks, units, neither = [], [], []
+    cells = {t["id"]: (board.cell(a.pk, t["id"]), board.cell(b.pk, t["id"])) for t in board.tasks}
+    data = compare_detail.load([c["run_id"] for pair in cells.values() for c in pair if c])
+    for task in board.tasks:
+        cell_a, cell_b = cells[task["id"]]
+        if not cell_a and not cell_b:
+            neither.append(task)
+            continue
+        grid = _grid(cell_a, cell_b, data)
+        units.extend(grid["units"])
+        tasks.append(
+            {
+                "task": task,
+                "a": cell_a,
+                "b": cell_b,
+                "delta": _delta(_overall(cell_a), _overall(cell_b)),
+                "grid": grid,
+                "detail": _detail(grid, cell_a, cell_b, data),
+            }
+        )
+    return {
+        "mode": "models",
+        "a": Side("A", a.name),
+        "b": Side("B", b.name),
+        "model_a": a,
+        "model_b": b,
+        "phase_rows": phase_rows,
+        "tasks": tasks,
+        "neither": neither,
+        "any_grid": any(not t["grid"]["note"] for t in tasks),
+        "paired": paired_note(units),
+        "chart": _chart(
+            [t["task"]["slug"] for t in tasks],
+            [percent(_overall(t["a"])) for t in tasks],
+            [percent(_overall(t["b"])) for t in tasks],
+            a.name,
+            b.name,
+            "Overall per task (×100)",
+        ),
+    }
+
+
+def _compare_runs(id_a: str, id_b: str, user) -> dict:
+    pk_a, pk_b = parse_id(id_a), parse_id(id_b)
+    visible = Run.objects.visible_to(user)
+    ids = [pk for pk in (pk_a, pk_b) if pk is not None]
+    runs = {r.pk: r for r in visible.select_related("model", "task").filter(pk__in=ids)}
+    if pk_a in runs and not id_b:
+        return {"partners": _partners(runs[pk_a], visible)}
+    if pk_a not in runs or pk_b not in runs:
+        return {"error": "Give two existing run numbers (run_a and run_b)."}
+    run_a, run_b = runs[pk_a], runs[pk_b]
+    if run_a.task_id != run_b.task_id:
+        return {
+            "error": f"Run {run_a.pk} is for {run_a.task.slug} and run {run_b.pk} for "
+            f"{run_b.task.slug}: two runs are compared only on one task."
+        }
+    scores_a, scores_b = _run_scores(run_a), _run_scores(run_b)
+    data = compare_detail.load([run_a.pk, run_b.pk])
+    cell_a = {"run_id": run_a.pk, "provenance": run_a.provenance}
+    cell_b = {"run_id": run_b.pk, "provenance": run_b.provenance}
+    grid = _grid(cell_a, cell_b, data)
+    labels = [PHASE_LABELS[p] + " " + p for p in PHASES] + ["overall"]
+    return {
+        "mode": "runs",
+        "a": Side("A", f"run {run_a.pk} ({run_a.model.name})"),
+        "b": Side("B", f"run {run_b.pk} ({run_b.model.name})"),
+        "run_a": run_a,
+        "run_b": run_b,
+        "task": run_a.task,
+        "phase_rows": _phase_rows(scores_a, scores_b, CELL),
+        "tasks": [
+            {
+                "task": {"slug": run_a.task.slug, "name": run_a.task.name},
+                "grid": grid,
+                "detail": _detail(grid, cell_a, cell_b, data),
+            }
+        ],
+        "any_grid": not grid["note"],
+        "paired": paired_note(grid["units"]),
+        "spec_diff": spec_diff(run_a.spec_text, run_b.spec_text, run_a.pk, run_b.pk),
+        "specs_identical": bool(run_a.spec_text) and run_a.spec_text == run_b.spec_text,
+        "chart": _chart(
+            labels,
+            [percent(scores_a.get(k)) for k in [*PHASES, "overall"]],
+            [percent(scores_b.get(k)) for k in [*PHASES, "overall"]],
+            f"run {run_a.pk}",
+            f"run {run_b.pk}",
+            "Phase scores (×100)",
+        ),
+    }
+
+
+def _partners(run: Run, visible) -> dict:
+    """Other runs of the same task to compare `run` with (of those `visible`), newest first."""
+    others = visible.for_task(run.task).exclude(pk=run.pk).select_related("model")
+    return {"run": run, "runs": list(others.order_by("-created_at", "-id")[:30])}
+
+
+def spec_diff(text_a: str, text_b: str, id_a: int, id_b: int) -> list[dict]:
+    """A unified diff of two specs as lines with a kind (add, del, hunk, same) for colouring;
+    empty when either run has no spec (reported runs)."""
+    if not text_a or not text_b:
+        return []
+    lines = difflib.unified_diff(
+        text_a.splitlines(), text_b.splitlines(), f"run {id_a}", f"run {id_b}", lineterm=""
+    )
+    kinds = {"+": "add", "-": "del", "@": "hunk"}
+    return [{"text": line, "kind": kinds.get(line[:1], "same")} for line in lines]
+
+
+def _model_means(board, model_id: int) -> dict:
+    match = board.rows[board.rows.model_id == model_id]
+    if match.empty:
+        return {}
+    row = match.iloc[0].to_dict()
+    return {k: _number(row.get(k)) for k in [*PHASES, "overall"]}
+
+
+def _run_scores(run: Run) -> dict:
+    scores = {p.phase: p.score for p in run.phase_results.all()}
+    scores["overall"] = run.overall
+    return scores
+
+
+def _phase_rows(a: dict, b: dict, kind: str) -> list[dict]:
+    """Phase and overall rows; `kind` is MEAN for model means, CELL for two runs' own scores."""
+    return [
+        {
+            "label": PHASE_LABELS.get(key, "") + " " + key if key in PHASES else "Overall",
+            "a": a.get(key),
+            "b": b.get(key),
+            "a_text": percent_text(a.get(key), kind),
+            "b_text": percent_text(b.get(key), kind),
+            "delta": _delta(a.get(key), b.get(key)),
+        }
+        for key in [*PHASES, "overall"]
+    ]
+
+
+def _passes(run_id: int, data: dict) -> dict[str, bool]:
+    """{action: passes under zero tolerance} from the run's conformance phase."""
+    rows = data["actions"].get((run_id, "conformance"), {})
+    return {action: total > 0 and passed == total for action, (passed, total) in rows.items()}
+
+
+def _detail(grid: dict, cell_a: dict | None, cell_b: dict | None, data: dict) -> dict | None:
+    """The side-by-side block when both sides have per-action data, else None (the grid's
+    note says why)."""
+    if grid["note"]:
+        return None
+    return compare_detail.run_pair(cell_a["run_id"], cell_b["run_id"], data)
+
+
+def _grid(cell_a: dict | None, cell_b: dict | None, data: dict) -> dict:
+    """Actions passing in A only / B only / both / neither, or why there is no grid."""
+    why = [_no_grid_reason(cell_a, "A", data), _no_grid_reason(cell_b, "B", data)]
+    if any(why):
+        return {"note": " ".join(w for w in why if w), "units": []}
+    passes_a, passes_b = _passes(cell_a["run_id"], data), _passes(cell_b["run_id"], data)
+    names = sorted(set(passes_a) | set(passes_b))
+    pairs = [(n, passes_a.get(n, False), passes_b.get(n, False)) for n in names]
+    return {
+        "note": "",
+        "a_only": [n for n, pa, pb in pairs if pa and not pb],
+        "b_only": [n for n, pa, pb in pairs if pb and not pa],
+        "both": [n for n, pa, pb in pairs if pa and pb],
+        "neither": [n for n, pa, pb in pairs if not pa and not pb],
+        "units": [(pa, pb) for _, pa, pb in pairs],
+    }
+
+
+def _no_grid_reason(cell: dict | None, side: str, data: dict) -> str:
+    if not cell:
+        return f"{side} has no run for this task."
+    if cell["provenance"] == Run.Provenance.REPORTED:
+        return f"{side}'s figures are reported by SysMoBench (no per-action data)."
+    if not compare_detail.has_actions(cell["run_id"], data):
+        return f"{side}'s run has no per-action conformance results (phase not reached or N/A)."
+    return ""
+
+
+def paired_note(units: list[tuple[bool, bool]]) -> dict:
+    """How many task×action units differ and in which direction, with an exact sign test."""
+    a_better = sum(1 for pa, pb in units if pa and not pb)
+    b_better = sum(1 for pa, pb in units if pb and not pa)
+    discordant = a_better + b_better
+    return {
+        "units": len(units),
+        "differ": discordant,
+        "a_better": a_better,
+        "b_better": b_better,
+        "p_value": sign_test(a_better, b_better) if discordant else None,
+    }
+
+
+def sign_test(k: int, m: int) -> float:
+    """Two-sided exact sign (McNemar) test on k vs m discordant pairs."""
+    n, low = k + m, min(k, m)
+    tail = sum(math.comb(n, i) for i in range(low + 1)) / 2**n
+    return min(1.0, 2 * tail)
+
+
+def _chart(labels, values_a, values_b, name_a, name_b, title) -> dict:
+    """Grouped bars as a plain plotly.js figure (building a plotly.py Figure costs ~50 ms)."""
+    return {
+        "data": [
+            {
+                "type": "bar",
+                "name": name_a,
+                "x": labels,
+                "y": values_a,
+                "marker": {"color": "#2456c8"},
+            },
+            {
+                "type": "bar",
+                "name": name_b,
+                "x": labels,
+                "y": values_b,
+                "marker": {"color": "#e0892b"},
+            },
+        ],
+        "layout": {
+            "barmode": "group",
+            "title": {"text": title, "font": {"size": 14}},
+            "yaxis": {"range": [0, 100]},
+            "height": 360,
+            "margin": {"l": 40, "r": 10, "t": 50, "b": 80},
+            "legend": {"orientation": "h", "y": -0.25},
+        },
+    }
+
+
+def _overall(cell: dict | None) -> float | None:
+    return None if not cell else _number(cell.get("overall"))
+
+
+def _number(value) -> float | None:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    return float(value)
+
+
+def _delta(a, b) -> float | None:
+    """B − A from the unrounded values (a difference of two rounded figures would round twice)."""
+    return difference(a, b)
+
+
+def featured(board=None) -> dict | None:
+    """The home page's featured comparison (see _featured), cached with the official board it
+    comes from (pass it when the caller has it already)."""
+    board = board or get_board()
+    key = f"featured:{board.key}"
+    found = cache.get(key)
+    if found is None:
+        found = {"featured": _featured(board)}
+        cache.set(key, found, 600)
+    return found["featured"]
+
+
+def _featured(board) -> dict | None:
+    """The two models with the most tasks where both have verified per-action conformance data
+    (board rank breaks ties), with one task's per-action window counts as a preview; None while
+    no such pair exists."""
+    verified = board.cells[board.cells.provenance == "verified"]
+    with_actions = set(
+        ActionResult.objects.filter(
+            phase_result__run_id__in=[int(r) for r in verified.run_id],
+            phase_result__phase="conformance",
+        )
+        .values_list("phase_result__run_id", flat=True)
+        .distinct()
+    )
+    tasks_of: dict[int, dict[int, int]] = {}
+    for cell in verified.itertuples():
+        if int(cell.run_id) in with_actions:
+            tasks_of.setdefault(int(cell.model_id), {})[int(cell.task_id)] = int(cell.run_id)
+    rank = dict(zip(board.rows.model_id, board.rows["rank"], strict=True))
+    best, best_key = None, None
+    for a, b in combinations(sorted(tasks_of, key=lambda m: (rank.get(m, 0), m)), 2):
+        shared = sorted(set(tasks_of[a]) & set(tasks_of[b]))
+        key = (len(shared), -(rank.get(a, 0) + rank.get(b, 0)))
+        if shared and (best_key is None or key > best_key):
+            best, best_key = (a, b, shared), key
+    if best is None:
+        return None
+    a, b, shared = best
+    names = board.rows.set_index("model_id")
+    task = next(t for t in board.tasks if t["id"] == shared[0])
+    run_a, run_b = tasks_of[a][task["id"]], tasks_of[b][task["id"]]
+    preview = compare_detail.run_pair(run_a, run_b, compare_detail.load([run_a, run_b]))
+    return {
+        "a": names.loc[a, "name"],
+        "b": names.loc[b, "name"],
+        "url": f"?a={names.loc[a, 'slug']}&b={names.loc[b, 'slug']}",
+        "shared_tasks": len(shared),
+        "task": task,
+        "actions": preview["actions"],
+        "split_count": preview["split_count"],
+        "runs_url": f"?run_a={run_a}&run_b={run_b}",
+    }

@@ -1,0 +1,158 @@
+"""A run as JSON (for /runs/<id>.json and the API) and as flat CSV rows.
+
+Both exports carry every phase, action, window and invariant row, plus the scoring
+fingerprint, so a downloaded run can be re-checked without the site.
+"""
+
+from __future__ import annotations
+
+import json
+
+from django.urls import reverse
+
+from evaluation.pipeline import PHASES
+from leaderboard.web.rounding import figure
+
+CSV_COLUMNS = [
+    "run_id",
+    "row",
+    "phase",
+    "name",
+    "status",
+    "score",
+    "passed",
+    "total",
+    "trace_id",
+    "window_id",
+    "actor",
+    "reason",
+    "detail",
+]
+
+
+def _phases(run):
+    return run.phase_results.prefetch_related(
+        "action_results", "window_results", "invariant_results"
+    )
+
+
+def run_summary(run, queue_position: int | None = None) -> dict:
+    """What the status endpoint and the API need to follow a run while it is scored."""
+    phases = {p.phase: p for p in run.phase_results.all()}
+    return {
+        "id": run.pk,
+        "status": run.status,
+        "finished": run.is_terminal,
+        "queue_position": queue_position,
+        "overall": figure(run.overall),
+        "overall_unrounded": run.overall,
+        "failure_reason": run.failure_reason,
+        "phases": [
+            {
+                "phase": phase,
+                "status": phases[phase].status if phase in phases else "pending",
+                "score": figure(phases[phase].score) if phase in phases else None,
+                "duration_seconds": phases[phase].duration_seconds if phase in phases else None,
+            }
+            for phase in PHASES
+        ],
+    }
+
+
+def run_as_dict(run) -> dict:
+    """The whole run: metadata, fingerprint, spec, adapter and every result row."""
+    reported = run.provenance == "reported"
+    return {
+        "id": run.pk,
+        "url": reverse("run_detail", args=[run.pk]),
+        "task": run.task.slug,
+        "model": run.model.slug,
+        "status": run.status,
+        "provenance": run.provenance,
+        "source": run.source,
+        "submitter": run.submitter.get_username() if run.submitter else None,
+        "review": run.review,
+        # `overall` and phase `score` are the published figures (leaderboard.web.rounding), as on
+        # the pages; the unrounded values are kept beside them for re-checking.
+        "overall": figure(run.overall),
+        "overall_unrounded": run.overall,
+        "failure_reason": run.failure_reason,
+        # A reported run was not scored here: it has no time of submission or scoring to give.
+        "created_at": None if reported else run.created_at.isoformat(),
+        "finished_at": run.finished_at.isoformat() if run.finished_at and not reported else None,
+        "fingerprint": run.fingerprint,
+        "spec_text": run.spec_text,
+        "adapter_text": run.adapter_text,
+        "phases": [_phase_dict(p) for p in _phases(run)],
+    }
+
+
+def _phase_dict(p) -> dict:
+    return {
+        "phase": p.phase,
+        "status": p.status,
+        "score": figure(p.score),
+        "score_unrounded": p.score,
+        "duration_seconds": p.duration_seconds,
+        "details": p.details,
+        "actions": [
+            {"action": a.action, "passed": a.passed, "total": a.total, "detail": a.detail}
+            for a in p.action_results.all()
+        ],
+        "windows": [
+            {
+                "id": w.pk,
+                "action": w.action,
+                "trace_id": w.trace_id,
+                "window_id": w.window_id,
+                "actor": w.actor,
+                "verdict": w.verdict,
+                "reason": w.reason,
+                "pre_state": w.pre_state,
+                "post_state": w.post_state,
+                "input": w.input,
+                "detail": w.detail,
+            }
+            for w in p.window_results.all()
+        ],
+        "invariants": [
+            {
+                "name": i.name,
+                "kind": i.kind,
+                "verdict": i.verdict,
+                "reason": i.reason,
+                "counterexample": i.counterexample,
+            }
+            for i in p.invariant_results.all()
+        ],
+    }
+
+
+def run_csv_rows(run):
+    """Flat rows in CSV_COLUMNS order: one per phase, action, window and invariant."""
+    for p in _phases(run):
+        yield _row(run, "phase", p.phase, name=p.phase, status=p.status, score=figure(p.score))
+        for a in p.action_results.all():
+            yield _row(
+                run, "action", p.phase, name=a.action, score=a.pass_rate,
+                passed=a.passed, total=a.total, detail=_compact(a.detail),
+            )  # fmt: skip
+        for w in p.window_results.all():
+            yield _row(
+                run, "window", p.phase, name=w.action, status=w.verdict, trace_id=w.trace_id,
+                window_id=w.window_id, actor=w.actor, reason=w.reason, detail=_compact(w.detail),
+            )  # fmt: skip
+        for i in p.invariant_results.all():
+            yield _row(
+                run, "invariant", p.phase, name=i.name, status=i.verdict, reason=i.reason,
+                detail=_compact({"kind": i.kind, "counterexample": i.counterexample}),
+            )  # fmt: skip
+
+
+def _row(run, row: str, phase: str, **fields) -> list:
+    values = {"run_id": run.pk, "row": row, "phase": phase, **fields}
+    return ["" if values.get(c) is None else values.get(c, "") for c in CSV_COLUMNS]
+
+
+def _compact(value) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":")) if value else ""

@@ -1,0 +1,95 @@
+"""Run pages: drill-down, window permalinks, live status, exports, publish.
+
+Every run is read through `Run.objects.visible_to(request.user)`: another account's private run
+is a 404 (not a 403, which would confirm that it exists).
+"""
+
+import csv
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from leaderboard.compare import detail as compare_detail
+from leaderboard.models import ReviewError, Run, WindowResult
+from leaderboard.runs import drilldown
+from leaderboard.runs.export import CSV_COLUMNS, run_as_dict, run_csv_rows, run_summary
+from leaderboard.scoring.queueing import queue_position
+from leaderboard.web.csv_safe import safe_row
+
+
+def _run(request, pk: int) -> Run:
+    runs = Run.objects.visible_to(request.user).select_related("model", "task", "submitter")
+    return get_object_or_404(runs, pk=pk)
+
+
+def _position(run: Run) -> int | None:
+    return queue_position(run) if run.status == Run.Status.QUEUED else None
+
+
+@require_GET
+def run_detail(request, pk: int):
+    run = _run(request, pk)
+    context = drilldown.run_page(
+        run,
+        expand_action=request.GET.get("all_windows"),
+        all_undecided=request.GET.get("all_undecided") == "1",
+    )
+    context["queue_position"] = _position(run)
+    context["is_mine"] = request.user.is_authenticated and run.submitter_id == request.user.pk
+    return render(request, "leaderboard/run_detail.html", context)
+
+
+@require_POST
+@login_required
+def run_publish(request, pk: int):
+    run = get_object_or_404(Run.objects.owned_by(request.user), pk=pk)
+    try:
+        run.publish(by=request.user)
+    except ReviewError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(
+            request,
+            "Published: the run is public now and goes onto the board once a maintainer "
+            "approves it.",
+        )
+    return redirect(run)
+
+
+@require_GET
+def window_detail(request, pk: int, window_pk: int):
+    run = _run(request, pk)
+    window = get_object_or_404(WindowResult, pk=window_pk, phase_result__run=run)
+    context = {"run": run, "window": window, "rows": drilldown.window_rows(window)}
+    # ?vs=<window pk>: the same window as another run of the task checked it (from compare).
+    other = compare_detail.same_window(window, request.GET.get("vs", ""), request.user)
+    if other is not None:
+        context.update(other=other, other_rows=drilldown.window_rows(other))
+    return render(request, "leaderboard/run_window.html", context)
+
+
+@require_GET
+def run_status(request, pk: int):
+    run = _run(request, pk)
+    return JsonResponse(run_summary(run, _position(run)))
+
+
+@require_GET
+def run_export_json(request, pk: int):
+    response = JsonResponse(run_as_dict(_run(request, pk)), json_dumps_params={"indent": 1})
+    response["Content-Disposition"] = f'attachment; filename="run-{pk}.json"'
+    return response
+
+
+@require_GET
+def run_export_csv(request, pk: int):
+    run = _run(request, pk)
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="run-{pk}.csv"'
+    writer = csv.writer(response)
+    writer.writerow(CSV_COLUMNS)
+    writer.writerows(safe_row(row) for row in run_csv_rows(run))
+    return response

@@ -1,0 +1,82 @@
+"""Which backend scores a run (settings.SCORER_BACKEND) and the site's side of each.
+
+- `local`: `evaluation.pipeline.score_spec` in the worker process, each SANY/TLC call in its own
+  sandbox (evaluation/tla/sandbox.py).
+- `docker`: the whole run in one container of the scorer image
+  (`evaluation.backends.container`); the fingerprint then also names the image's id, shown on
+  the run page.
+
+Both call `on_phase(outcome)` as each phase finishes and return the same `ScoreReport`.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+
+from evaluation.backends import container
+from evaluation.pipeline import ScoreReport, score_spec
+from leaderboard.models import Run
+
+# The docker backend could not score the run (engine down, image missing, deadline, memory);
+# the message is for the submitter.
+ScorerUnavailable = container.ContainerError
+
+
+def container_settings() -> container.ContainerSettings:
+    return container.ContainerSettings(
+        image=settings.SCORER_DOCKER_IMAGE,
+        cpus=settings.SCORER_DOCKER_CPUS,
+        pids=settings.SCORER_DOCKER_PIDS,
+        tmpfs_mb=settings.SCORER_DOCKER_TMPFS_MB,
+        input_root=settings.SCORER_DOCKER_INPUT_DIR,
+        max_seconds=settings.SCORER_DOCKER_MAX_SECONDS,
+    )
+
+
+def score_run(run, contract, adapter, windows, on_phase) -> ScoreReport:
+    if settings.SCORER_BACKEND == "docker":
+        return container.score_in_container(
+            run.spec_text,
+            contract,
+            windows,
+            adapter_text=run.adapter_text,
+            cfg_text=run.cfg_text or None,
+            settings=container_settings(),
+            on_phase=on_phase,
+            run_label=run_label(run),
+        )
+    report = score_spec(
+        run.spec_text,
+        contract,
+        windows,
+        adapter=adapter,
+        on_phase=on_phase,
+        cfg_text=run.cfg_text or None,
+    )
+    report.fingerprint["scorer_backend"] = "local"
+    return report
+
+
+def run_label(run) -> str:
+    """`<run pk>.<attempt>`: the container of one attempt (a re-queued run gets a new one)."""
+    return f"{run.pk}.{run.attempts}"
+
+
+def attempt_is_live(label: str) -> bool:
+    """Whether the attempt a container was started for is still the one being scored. A
+    container of an attempt whose worker died (the run was re-queued, failed or finished
+    since) is a leftover wherever that worker ran; other labels are judged by their deadline."""
+    pk, _, attempt = label.partition(".")
+    if not (pk.isdigit() and attempt.isdigit()):
+        return True
+    running = Run.objects.filter(pk=int(pk), status=Run.Status.RUNNING, attempts=int(attempt))
+    return running.exists()
+
+
+def reap_containers() -> dict[str, list[str]] | None:
+    """Leftover scorer containers and input folders removed (None: the docker backend is off)."""
+    if settings.SCORER_BACKEND != "docker":
+        return None
+    return container.reap_containers(
+        input_root=settings.SCORER_DOCKER_INPUT_DIR, is_live=attempt_is_live
+    )

@@ -1,0 +1,222 @@
+"""The rq job: the bridge from the ORM / rq to the scorer (`evaluation.pipeline`).
+
+rq runs `leaderboard.scoring.jobs.evaluate_run` by its dotted path
+(`leaderboard/scoring/queueing.py`; `leaderboard.jobs` is an alias for jobs queued before).
+`evaluate_run(run_id)` is idempotent: it claims the run with a conditional UPDATE (a second
+call, or a duplicate rq job, finds nothing to claim and returns), writes each phase as soon as
+it finishes with update_or_create on (run, phase), so a rerun after a crash overwrites rather
+than duplicates, and ends the run FINISHED or FAILED with a reason a submitter can read.
+
+Every write after the claim is conditional on the run still being RUNNING under this attempt
+(`Run.hold`, `Run.finish`, `Run.fail`): when the reaper has re-queued the run meanwhile, the
+attempt learns it lost (AttemptLost), stops scoring and writes nothing more. The attempt records
+its process in its rq job's meta ("scorer") so the reaper (`leaderboard/scoring/reaper.py`) can
+judge the work-horse itself, and stop it, rather than only its parent worker.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+from collections.abc import Iterator
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F, Value
+from django.db.models.functions import Concat
+from django.utils import timezone
+from rq import get_current_job
+from rq.timeouts import JobTimeoutException
+
+from evaluation.inputs.contracts import ContractError, load_contract, parse_adapter
+from evaluation.pipeline import PhaseCrashed, PhaseOutcome
+from leaderboard.models import (
+    ActionResult,
+    AttemptLost,
+    InvariantResult,
+    PhaseResult,
+    Run,
+    WindowResult,
+)
+from leaderboard.scoring import processes
+from leaderboard.scoring.backends import ScorerUnavailable, score_run
+from leaderboard.tasks.importing import canonical_windows, current_corpus
+
+log = logging.getLogger(__name__)
+
+
+class RunSetupError(Exception):
+    """The run cannot be scored as submitted or configured; the message is for the submitter."""
+
+
+# ---------------------------------------------------------------------------------------------
+# The job
+
+LOST = "lost"
+
+
+def evaluate_run(run_id: int) -> str:
+    """Score one run; returns the final status, 'skipped' when there was nothing to claim, or
+    'lost' when the run was taken from this attempt (re-queued) before it ended."""
+    run = Run.objects.select_related("task").filter(pk=run_id).first()
+    if run is None or not run.claim():
+        log.info("run %s: nothing to claim (missing, or already taken)", run_id)
+        return "skipped"
+    _announce_scorer()
+    try:
+        return _score(run)
+    except AttemptLost:
+        log.warning("run %s: attempt %s lost the run; stopped scoring", run.pk, run.attempts)
+        append_log(run, f"attempt {run.attempts} stopped: the run was taken from it")
+        return LOST
+
+
+def _announce_scorer() -> None:
+    # Where this attempt runs, for the reaper: rq's parent worker may die while this process
+    # (the work-horse) scores on, and only the work-horse's own pid says whether it does.
+    job = get_current_job()
+    if job is not None:
+        job.meta["scorer"] = processes.identity()
+        job.save_meta()
+
+
+def _score(run: Run) -> str:
+    log.info("run %s: attempt %s on %s", run.pk, run.attempts, _worker_label())
+    append_log(run, f"attempt {run.attempts} started on {_worker_label()}")
+
+    def on_phase(outcome: PhaseOutcome) -> None:
+        save_phase(run, outcome)
+        score = "-" if outcome.score is None else f"{outcome.score:.3f}"
+        append_log(
+            run,
+            f"{outcome.phase}: {outcome.status}, score {score}, {outcome.duration_seconds:.1f} s",
+        )
+
+    try:
+        contract, adapter, windows = _load_inputs(run)
+        report = score_run(run, contract, adapter, windows, on_phase)
+    except (RunSetupError, ScorerUnavailable) as exc:
+        return _fail(run, str(exc))
+    except AttemptLost:
+        raise
+    except PhaseCrashed as exc:
+        log.exception("run %s: %s", run.pk, exc)
+        return _fail(run, f"{exc}. This is a scorer problem, not your spec; it will be looked at.")
+    except JobTimeoutException:
+        return _fail(
+            run, "scoring took longer than the job time limit (RQ_JOB_TIMEOUT) and was stopped."
+        )
+    except Exception as exc:
+        log.exception("run %s: internal error", run.pk)
+        return _fail(run, f"internal error while scoring ({type(exc).__name__}: {exc}).")
+    if not run.finish(report.overall, report.fingerprint):
+        raise AttemptLost(run.pk, run.attempts)
+    append_log(run, f"finished: overall {report.overall:.3f}")
+    log.info("run %s: finished, overall %.3f", run.pk, report.overall)
+    return Run.Status.FINISHED
+
+
+def append_log(run: Run, line: str) -> None:
+    """One timestamped line on the run's log (shown on the run page); an UPDATE of that column
+    only, so it never overwrites status fields another process may have changed."""
+    stamp = timezone.now().strftime("%Y-%m-%d %H:%M:%S")
+    Run.objects.filter(pk=run.pk).update(log=Concat(F("log"), Value(f"{stamp} {line}\n")))
+
+
+def _fail(run: Run, reason: str) -> str:
+    if not run.fail(reason):
+        raise AttemptLost(run.pk, run.attempts)
+    append_log(run, f"failed: {reason}")
+    log.info("run %s: failed: %s", run.pk, reason)
+    return Run.Status.FAILED
+
+
+def _worker_label() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _load_inputs(run: Run):
+    try:
+        contract = load_contract(run.task.slug, settings.TASKS_DATA_DIR)
+    except ContractError as exc:
+        raise RunSetupError(f"task contract error (a maintainer must fix it): {exc}") from exc
+    try:
+        adapter = parse_adapter(run.adapter_text, contract)
+    except ContractError as exc:
+        raise RunSetupError(f"adapter error: {exc}") from exc
+    return contract, adapter, _windows(run, contract)
+
+
+def _windows(run: Run, contract) -> list[dict]:
+    """The canonical windows of the task's newest trace corpus (none for a task without traces)."""
+    if not contract.has_traces:
+        return []
+    corpus = current_corpus(run.task)
+    if corpus is None:
+        raise RunSetupError(
+            f"the task {contract.slug!r} has trace data but none has been imported into this "
+            "service yet, so conformance cannot be scored; a maintainer must run "
+            "`manage.py import_benchmark`, then rescore this run"
+        )
+    return canonical_windows(corpus)
+
+
+# ---------------------------------------------------------------------------------------------
+# Writing one phase
+
+
+def save_phase(run: Run, outcome: PhaseOutcome) -> PhaseResult:
+    """Persist a phase outcome and its drill-down rows in one transaction (overwriting a
+    previous attempt's rows for the same phase), provided `run`'s attempt still owns the run:
+    AttemptLost otherwise, with nothing written."""
+    finished = timezone.now()
+    duration = outcome.duration_seconds or 0.0
+    with transaction.atomic():
+        run.hold()
+        result, _ = PhaseResult.objects.update_or_create(
+            run=run,
+            phase=outcome.phase,
+            defaults={
+                "status": outcome.status,
+                "score": outcome.score,
+                "details": outcome.details,
+                "duration_seconds": duration,
+                "started_at": finished - timedelta(seconds=duration),
+                "finished_at": finished,
+            },
+        )
+        result.action_results.all().delete()
+        result.window_results.all().delete()
+        result.invariant_results.all().delete()
+        ActionResult.objects.bulk_create(_rows(ActionResult, result, outcome.actions))
+        WindowResult.objects.bulk_create(
+            _rows(WindowResult, result, outcome.windows), batch_size=500
+        )
+        InvariantResult.objects.bulk_create(_rows(InvariantResult, result, outcome.invariants))
+    return result
+
+
+# The outcome fields (evaluation/results.py) copied, under the same names, into each row model.
+_ROW_FIELDS = {
+    ActionResult: ("action", "passed", "total", "detail"),
+    WindowResult: (
+        "action",
+        "trace_id",
+        "window_id",
+        "actor",
+        "pre_state",
+        "post_state",
+        "input",
+        "verdict",
+        "reason",
+        "detail",
+    ),
+    InvariantResult: ("name", "kind", "verdict", "reason", "counterexample"),
+}
+
+
+def _rows(model, result: PhaseResult, items) -> Iterator:
+    fields = _ROW_FIELDS[model]
+    return (model(phase_result=result, **{f: getattr(i, f) for f in fields}) for i in items)

@@ -1,0 +1,128 @@
+"""The reaper: recover RUNNING runs whose scoring worker died.
+
+`reap_stale_runs()` re-queues them (bounded by SCORING_MAX_ATTEMPTS) or fails them with a reason,
+and gives QUEUED runs whose rq job vanished their job back. Every state change is a conditional
+UPDATE, so it is safe to run at any time and from several machines.
+"""
+
+from __future__ import annotations
+
+import socket
+from datetime import UTC, datetime, timedelta
+
+from django.conf import settings
+from django.utils import timezone
+from rq.exceptions import NoSuchJobError
+from rq.job import Job
+from rq.worker import Worker
+
+from evaluation.backends.container import pid_alive
+from leaderboard.models import Run
+from leaderboard.scoring import processes, queueing
+from leaderboard.scoring.jobs import append_log
+
+# A worker that has not sent a heartbeat for this long is dead (rq's default worker TTL is 420 s).
+HEARTBEAT_GRACE_SECONDS = 600
+
+
+def reap_stale_runs(now: datetime | None = None) -> dict[str, list[int]]:
+    """Re-queue RUNNING runs whose scoring attempt died, while attempts remain; fail the rest.
+
+    An attempt is dead when it outlived SCORING_STALE_AFTER_SECONDS (longer than the job
+    timeout, so a live attempt is never judged by the clock: rq would have stopped it), or when
+    Redis says so (`attempt_is_dead`): the work-horse that scores the run decides, not only its
+    parent worker. An attempt judged dead whose process still runs on this host is killed, with
+    its TLC JVMs, before the run is re-queued, so two attempts never score one run at once. Also
+    re-enqueues QUEUED runs whose rq job vanished (e.g. Redis lost its data).
+    """
+    now = now or timezone.now()
+    stale_before = now - timedelta(seconds=settings.SCORING_STALE_AFTER_SECONDS)
+    redis = _redis_or_none()
+    outcome: dict[str, list[int]] = {"requeued": [], "failed": [], "reenqueued": []}
+    for run in Run.objects.running().order_by("pk"):
+        job = _job_or_none(redis, run)
+        if not _attempt_died(run, stale_before, job):
+            continue
+        _stop_attempt(run, job)
+        if run.attempts < settings.SCORING_MAX_ATTEMPTS:
+            if run.requeue():
+                append_log(run, f"the worker of attempt {run.attempts} died; re-queued")
+                run.refresh_from_db()
+                queueing.enqueue_run(run)
+                outcome["requeued"].append(run.pk)
+        elif run.fail(
+            f"the scoring worker stopped without finishing {run.attempts} time(s) "
+            f"(limit {settings.SCORING_MAX_ATTEMPTS}); the spec may exhaust the worker's "
+            "memory or time. Resubmit, or contact the maintainers if it persists."
+        ):
+            outcome["failed"].append(run.pk)
+    if redis is not None:
+        outcome["reenqueued"] = _reenqueue_lost(redis, now)
+    return outcome
+
+
+def _redis_or_none():
+    if settings.RQ_FORCE_INLINE or not queueing.redis_answers():
+        return None
+    return queueing.redis_connection()
+
+
+def _job_or_none(redis, run: Run) -> Job | None:
+    if redis is None:
+        return None
+    try:
+        return Job.fetch(queueing.job_id(run.pk, run.attempts), connection=redis)
+    except NoSuchJobError:
+        return None
+
+
+def _attempt_died(run: Run, stale_before: datetime, job: Job | None) -> bool:
+    if run.started_at is None or run.started_at < stale_before:
+        return True
+    return job is not None and attempt_is_dead(job)
+
+
+def attempt_is_dead(job: Job) -> bool:
+    """True when the run's rq job is certainly not being worked on. (A run without a job may be
+    scoring in-process; only the staleness rule judges it.)"""
+    scorer = job.meta.get("scorer") if job.meta else None
+    if scorer and processes.is_local(scorer):
+        # The work-horse itself: alive even when its parent worker was killed (it scores on
+        # and ends the run), dead even when the parent still runs.
+        return not processes.alive(scorer)
+    return job_is_dead(job)
+
+
+def job_is_dead(job: Job) -> bool:
+    """What rq knows without the work-horse: job status, parent worker and its heartbeat (for an
+    attempt on another host, or one that has not announced itself yet)."""
+    if job.get_status(refresh=True) != "started":
+        return True
+    worker = None
+    if job.worker_name:
+        worker = Worker.find_by_key(f"rq:worker:{job.worker_name}", connection=job.connection)
+    if worker is None:
+        return True
+    if worker.hostname == socket.gethostname() and worker.pid and not pid_alive(worker.pid):
+        return True
+    beat = worker.last_heartbeat
+    silent_since = timezone.now() - timedelta(seconds=HEARTBEAT_GRACE_SECONDS)
+    return bool(beat and beat.replace(tzinfo=beat.tzinfo or UTC) < silent_since)
+
+
+def _stop_attempt(run: Run, job: Job | None) -> None:
+    scorer = (job.meta.get("scorer") if job is not None and job.meta else None) or {}
+    if scorer and processes.stop(scorer):
+        append_log(run, f"stopped attempt {run.attempts} (pid {scorer['pid']}) before re-queueing")
+
+
+def _reenqueue_lost(redis, now: datetime) -> list[int]:
+    """QUEUED runs older than a minute with no rq job behind them get their job back."""
+    lost = []
+    for run in Run.objects.queued().filter(created_at__lt=now - timedelta(minutes=1)):
+        try:
+            Job.fetch(queueing.job_id(run.pk, run.attempts + 1), connection=redis)
+        except NoSuchJobError:
+            queueing.enqueue_run(run)
+            lost.append(run.pk)
+    return lost

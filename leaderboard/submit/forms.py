@@ -1,0 +1,194 @@
+"""Upload input: one form serves the web page and the JSON API, so both lint alike."""
+
+from __future__ import annotations
+
+from django import forms
+from django.conf import settings
+from django.core.validators import ProhibitNullCharactersValidator
+from django.utils.text import slugify
+
+from evaluation.pipeline import prescan
+from leaderboard.models import ModelUnderTest, Run, Task
+from leaderboard.submit.lint import lint_upload, too_big
+
+
+class SafeModelChoiceField(forms.ModelChoiceField):
+    """A choice by slug that refuses text no database query can carry (NUL, lone surrogates)
+    before it reaches the query, as an ordinary invalid choice."""
+
+    def to_python(self, value):
+        if isinstance(value, str) and prescan.unstorable(value):
+            raise forms.ValidationError(
+                self.error_messages["invalid_choice"], code="invalid_choice"
+            )
+        return super().to_python(value)
+
+
+def _plain_text(max_length: int, label: str) -> forms.CharField:
+    return forms.CharField(
+        max_length=max_length, required=False, label=label, validators=[_storable]
+    )
+
+
+def _storable(value: str) -> None:
+    problem = prescan.unstorable(value, "This field")
+    if problem:
+        raise forms.ValidationError(problem)
+
+
+def _pasted_text(label: str, rows: int) -> forms.CharField:
+    """A code textarea; `strip=False` because a spec's leading and trailing text is part of it."""
+    field = forms.CharField(
+        required=False,
+        strip=False,
+        label=label,
+        widget=forms.Textarea(attrs={"rows": rows, "spellcheck": "false", "class": "code"}),
+    )
+    # The pre-scan names the line of a NUL byte; Django's own check would only say "Null
+    # characters are not allowed" (and the spec would never reach the pre-scan).
+    field.validators = [
+        v for v in field.validators if not isinstance(v, ProhibitNullCharactersValidator)
+    ]
+    return field
+
+
+class SubmitForm(forms.Form):
+    task = SafeModelChoiceField(Task.objects.all(), to_field_name="slug", empty_label=None)
+    model = SafeModelChoiceField(
+        ModelUnderTest.objects.none(),
+        to_field_name="slug",
+        required=False,
+        empty_label="+ a new model (fill in below)",
+        error_messages={
+            "invalid_choice": "You can submit only for your own models: pick one of yours, or "
+            "describe a new one below. A maintainer can hand an existing model over to you."
+        },
+    )
+    new_model_name = _plain_text(100, "New model name")
+    new_model_organisation = _plain_text(100, "Organisation")
+    new_model_kind = forms.ChoiceField(
+        choices=ModelUnderTest.Kind.choices, required=False, label="Kind"
+    )
+    spec_file = forms.FileField(required=False, label="Spec file (.tla)")
+    spec_text = _pasted_text("…or paste the spec", rows=14)
+    adapter_file = forms.FileField(required=False, label="Adapter file (.yaml, optional)")
+    adapter_text = _pasted_text("…or paste the adapter", rows=6)
+    cfg_text = _pasted_text(
+        "Your TLC .cfg (optional: constants, model values, SPECIFICATION)", rows=4
+    )
+
+    def __init__(self, *args, user, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.user = user
+        # Only the submitter's own models are choices, so another account's slug is refused.
+        self.fields["model"].queryset = ModelUnderTest.objects.submittable_by(user)
+        slugs = ", ".join(Task.objects.order_by("position", "slug").values_list("slug", flat=True))
+        self.fields["task"].error_messages["invalid_choice"] = (
+            f"Unknown task: choose one of {slugs}."
+        )
+
+    def clean(self):
+        data = super().clean()
+        self._clean_model(data)
+        spec, spec_field = self._spec_input(data)
+        adapter = self._adapter_input(data)
+        if spec is None or not data.get("task"):
+            return data
+        cfg = (data.get("cfg_text") or "").replace("\r\n", "\n")
+        result = lint_upload(spec, data["task"], adapter, cfg)
+        if result.spec_text and spec_field == "spec_file":
+            # Keep the upload on screen so a failed lint never costs the submitter their text.
+            self.data = self.data.copy()
+            self.data["spec_text"] = result.spec_text
+        for key, messages in result.errors.items():
+            target = {"spec": spec_field, "adapter": "adapter_text", "cfg": "cfg_text"}.get(
+                key, key
+            )
+            for message in messages:
+                self.add_error(target, message)
+        data["spec"], data["adapter"], data["cfg"] = result.spec_text, adapter, cfg
+        return data
+
+    def _clean_model(self, data) -> None:
+        if data.get("model"):
+            return
+        name = (data.get("new_model_name") or "").strip()
+        if not name:
+            self.add_error("model", "Pick a model, or give a name for a new one.")
+            return
+        if not (data.get("new_model_organisation") or "").strip():
+            self.add_error("new_model_organisation", "Say which organisation made the model.")
+        if not slugify(name):
+            self.add_error("new_model_name", "Use at least one letter or digit in the name.")
+        elif ModelUnderTest.objects.submittable_by(self.user).filter(slug=slugify(name)).exists():
+            self.add_error("new_model_name", f"You have a model {name!r} already: pick it above.")
+        elif ModelUnderTest.objects.filter(slug=slugify(name)).exists():
+            self.add_error(
+                "new_model_name",
+                f"A model {name!r} exists already and belongs to another account: choose another "
+                "name, or ask a maintainer to hand it over to you.",
+            )
+
+    def _spec_input(self, data) -> tuple[bytes | str | None, str]:
+        upload = data.get("spec_file")
+        if upload:
+            if upload.size > settings.UPLOAD_MAX_BYTES:
+                # The size is known from the upload itself: nothing needs reading to refuse it.
+                self.add_error("spec_file", too_big("The spec", upload.size))
+                return None, "spec_file"
+            return upload.read(), "spec_file"
+        if data.get("spec_text", "").strip():
+            return data["spec_text"].replace("\r\n", "\n"), "spec_text"
+        self.add_error("spec_text", "Upload a .tla file or paste the spec.")
+        return None, "spec_text"
+
+    def _adapter_input(self, data) -> str:
+        upload = data.get("adapter_file")
+        if not upload:
+            return (data.get("adapter_text") or "").replace("\r\n", "\n")
+        if upload.size > settings.UPLOAD_MAX_BYTES:
+            self.add_error("adapter_file", too_big("The adapter", upload.size))
+            return ""
+        try:
+            return upload.read().decode("utf-8")
+        except UnicodeDecodeError:
+            self.add_error("adapter_file", "The adapter is not UTF-8 text.")
+            return ""
+
+    def save(self, submitter) -> Run:
+        """The queued private run (and the new model of `submitter`, if one was described);
+        call only when valid, through leaderboard.submit.submissions.submit (quotas)."""
+        data = self.cleaned_data
+        model = data["model"] or ModelUnderTest.objects.create(
+            slug=slugify(data["new_model_name"]),
+            name=data["new_model_name"].strip(),
+            organisation=data["new_model_organisation"].strip(),
+            kind=data["new_model_kind"] or ModelUnderTest.Kind.LLM,
+            owner=submitter,
+        )
+        return Run.objects.create(
+            model=model,
+            task=data["task"],
+            spec_text=data["spec"],
+            adapter_text=data["adapter"],
+            cfg_text=data["cfg"],
+            status=Run.Status.QUEUED,
+            provenance=Run.Provenance.VERIFIED,
+            review=Run.Review.PRIVATE,
+            submitter=submitter,
+        )
+
+    @classmethod
+    def initial_from(cls, run: Run | None, user) -> dict:
+        """Prefill for resubmitting `run` (same task, spec and adapter; same model if it is
+        one of `user`'s). The caller must have checked that `user` may read `run`."""
+        if run is None:
+            return {}
+        mine = run.model.accepts_runs_from(user)
+        return {
+            "task": run.task.slug,
+            "model": run.model.slug if mine else None,
+            "spec_text": run.spec_text,
+            "adapter_text": run.adapter_text,
+            "cfg_text": run.cfg_text,
+        }

@@ -1,1 +1,0 @@
-"""Function views, one module per half of the site (board, runs)."""
