@@ -22,7 +22,8 @@ from evaluation.phases.conformance import generator as gen
 from evaluation.phases.conformance.cases import Case
 from evaluation.tla import messages as tlcmsg
 from evaluation.tla.layout import spec_first
-from evaluation.tla.sandbox import Limits, ToolRun, run_tlc
+from evaluation.tla.sandbox.calls import run_tlc
+from evaluation.tla.sandbox.limits import Limits, ToolRun
 
 CHUNK = 1000
 MAX_RUNS = 40
