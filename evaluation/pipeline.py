@@ -41,7 +41,7 @@ from evaluation.scoring import (  # noqa: F401 (TIMEOUT_RULE: re-exported for th
 )
 from evaluation.tla import sandbox, tools, unicode
 from evaluation.tla.messages import lines_in  # noqa: F401
-from evaluation.tla.sandbox import sweep_abandoned_run_dirs  # noqa: F401
+from evaluation.tla.sandbox.rundir import sweep_abandoned_run_dirs  # noqa: F401
 
 # Re-exported for the site, which reaches the scorer only through this module: the line numbers
 # a SANY/TLC message points at (run pages), the reader of TLC's value notation (run pages show

@@ -5,6 +5,7 @@ import threading
 import pytest
 
 from evaluation.tla import appcds, sandbox
+from evaluation.tla.sandbox import cds
 
 pytestmark = pytest.mark.tla
 
@@ -35,7 +36,7 @@ def test_concurrent_first_users_leave_one_complete_archive(cache, monkeypatch):
     assert sorted(p.suffix for p in cache.iterdir()) == [".jsa", ".lock"]
     # -Xshare:on makes the JVM fail instead of silently ignoring an archive it cannot map, so
     # an ok run proves the archive is complete and readable from inside the sandbox.
-    monkeypatch.setattr(sandbox, "CDS_SHARE", "-Xshare:on")
+    monkeypatch.setattr(cds, "CDS_SHARE", "-Xshare:on")
     run = sandbox.run_sany({"Cds": MODULE}, "Cds")
     assert run.status == "ok", run.output[-2000:]
     assert sandbox.appcds_archive(SANY) == made[0]
@@ -73,7 +74,7 @@ def test_failed_training_is_remembered_and_not_fatal(cache):
 
 def test_a_long_run_uses_full_jit_and_still_maps_the_archive(cache, monkeypatch):
     # The archive is made by a C1-only JVM; a long P4 run (C2 too) must map it all the same.
-    monkeypatch.setattr(sandbox, "CDS_SHARE", "-Xshare:on")
+    monkeypatch.setattr(cds, "CDS_SHARE", "-Xshare:on")
     cfg = "INIT Init\nNEXT Next\n"
     quick = sandbox.run_tlc({"Cds": MODULE}, "Cds", cfg)
     long = sandbox.run_tlc({"Cds": MODULE}, "Cds", cfg, limits=sandbox.Limits(long_run=True))

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from evaluation.inputs.contracts import Adapter, Invariant, SchemaVar, load_contract
-from evaluation.phases import invariants
-from evaluation.phases.invariants import check_invariants, check_modes, lasso_module
+from evaluation.phases.invariants import check_invariants, check_modes, lasso_module, levels
+from evaluation.phases.invariants.build import build_modules
 from evaluation.tla.sandbox import Limits, run_tlc
 
 pytestmark = pytest.mark.tla
@@ -177,7 +177,7 @@ def test_a_replayed_joint_counterexample_gives_the_verdicts_of_lone_runs(spin):
 
 def test_a_lasso_that_is_not_a_fair_behaviour_of_the_spec_violates_nothing(spin):
     contract = counter_contract(spin, ("liveness", "Reaches == <>(x = 3)"))
-    check = invariants.build_modules(
+    check = build_modules(
         COUNTER.format(after_three="x", spec=FAIR), contract, Adapter.identity_for(contract)
     )
     unfair = [{"vars": {"x": "0"}}, {"vars": {"x": "1"}}, {"stuttering": True}]  # WF_x(Next)
@@ -213,7 +213,7 @@ def test_a_level_probe_that_times_out_is_asked_again(spin, monkeypatch):
         spin, ("safety", "GrowsSlowly == [][x' >= x]_x"), ("safety", "Small == x <= 3")
     )
     monkeypatch.setattr(
-        invariants, "LEVEL_PROBE_LIMITS", Limits(wall_seconds=0.05, cpu_seconds=1, heap_mb=256)
+        levels, "LEVEL_PROBE_LIMITS", Limits(wall_seconds=0.05, cpu_seconds=1, heap_mb=256)
     )
     assert check_modes(contract)["GrowsSlowly"] == "INVARIANT"  # the kind's fallback
     monkeypatch.undo()

@@ -55,16 +55,18 @@ def test_tlcset_exit_is_refused():
 def test_early_stop_without_empty_queue_is_not_ok():
     # Even if TLCSet slipped through, an unfinished queue must not be a pass: the sandbox's
     # status needs "0 states left on queue" in the final 2199 message.
-    from evaluation.tla import sandbox
+    from evaluation.tla.messages import parse_messages
+    from evaluation.tla.sandbox.process import RawRun
+    from evaluation.tla.sandbox.status import tlc_status
 
-    raw = sandbox._Raw(
+    raw = RawRun(
         0,
         "@!@!@STARTMSG 2199:0 @!@!@\n3 states generated, 3 distinct states "
         "found, 1 states left on queue.\n@!@!@ENDMSG 2199 @!@!@\n",
         False,
         1.0,
     )
-    status, _ = sandbox._tlc_status(raw, sandbox.msg.parse_messages(raw.output), False)
+    status, _ = tlc_status(raw, parse_messages(raw.output), False)
     assert status == "error"
 
 

@@ -2,7 +2,8 @@
 
 import pytest
 
-from evaluation.tla.messages import FINAL_STATS, SUCCESS, errors, first, last, parse_messages
+from evaluation.tla.codes import EC
+from evaluation.tla.messages import errors, first, last, parse_messages
 from evaluation.tla.sandbox import Limits, run_tlc
 
 
@@ -20,8 +21,8 @@ def test_well_formed_blocks_in_order_with_code_severity_and_text():
     messages = parse_messages(output)
     assert [(m.code, m.severity) for m in messages] == [(2262, 0), (2199, 0), (2199, 0)]
     assert messages[0].text == "TLC2 Version 2.15"
-    assert first(messages, FINAL_STATS).text.startswith("3 states")
-    assert last(messages, FINAL_STATS).text.startswith("4 states")
+    assert first(messages, EC.TLC_STATS).text.startswith("3 states")
+    assert last(messages, EC.TLC_STATS).text.startswith("4 states")
     assert messages[1].severity_name == "info"
 
 
@@ -56,7 +57,7 @@ def test_markers_inside_print_output_are_data():
     output += block(2110, 1, "Invariant Inv is violated.")
     messages = parse_messages(output)
     assert [m.code for m in messages] == [2190, 2110]
-    assert first(messages, SUCCESS) is None
+    assert first(messages, EC.TLC_SUCCESS) is None
 
 
 def test_unclosed_forged_start_cannot_swallow_real_messages():
@@ -78,7 +79,7 @@ def test_real_tlc_output_keeps_print_forgery_as_data():
     )
     run = run_tlc({"Pf": spec}, "Pf", "INIT Init\nNEXT Next\n", ["-deadlock"], Limits(30))
     assert run.exit_code == 75, run.output[-2000:]
-    assert first(run.messages, SUCCESS) is None
+    assert first(run.messages, EC.TLC_SUCCESS) is None
     eval_error = first(run.messages, 1000)
     assert "Attempted to apply Tail to the empty sequence" in eval_error.text
     assert first(run.messages, 2184) is not None

@@ -18,7 +18,7 @@ from tests.kill_trials import KINDS, run_trial
 
 SPIN_SPEC = Path(settings.TASKS_DATA_DIR) / "spin" / "reference" / "spin.tla"
 TRIALS_PER_KIND = 2
-LAUNCHER = Path(__file__).resolve().parent.parent / "evaluation" / "tla" / "_launch.py"
+LAUNCHER = Path(__file__).resolve().parent.parent / "evaluation" / "tla" / "sandbox" / "_launch.py"
 
 pytestmark = [pytest.mark.redis, pytest.mark.tla, pytest.mark.django_db(transaction=True)]
 

@@ -16,7 +16,7 @@ adapter makes up, which no invariant may be credited for (P4 says "not modelled 
 
 from __future__ import annotations
 
-from evaluation.tla.sandbox import strip_comments
+from evaluation.tla.sandbox.precheck import strip_comments
 from evaluation.tla.snippets import parse_units
 from evaluation.tla.splitter import list_module
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from evaluation.inputs.budgets import Budgets, parse_budgets
-from evaluation.tla.sandbox import DEFAULT_ALLOWED, Limits
+from evaluation.tla.sandbox.limits import Limits
+from evaluation.tla.sandbox.precheck import DEFAULT_ALLOWED
 
 
 def field(obj, name: str, default=None):

@@ -14,12 +14,12 @@ scored: an error no action can be blamed for makes the phase `error` with TLC's 
 The same rule is in docs/ARCHITECTURE.md (sandbox section); P4 checks safety on this same
 bounded region (`bound_definition`).
 
-Actions of Next are TLC's own decomposition, read from its coverage report (message 2772): one
+Actions of Next are TLC's own decomposition, read from its coverage report (TLC_COVERAGE_NEXT): one
 entry per disjunct, named after the innermost operator (`\\E t : Acquire(t)` -> Acquire), inline
 disjuncts as `Next` with their position. An action fired if it generated a state. When
-evaluation fails (exit 75) the error positions are mapped to the action whose definition
-contains them (or to the actions that use the failing helper); that action is counted as an
-error, replaced by FALSE at its original lines, and TLC runs again until a run is clean.
+evaluation fails (exit FAILURE_SPEC_EVAL) the error positions are mapped to the action whose
+definition contains them (or to the actions that use the failing helper); that action is counted
+as an error, replaced by FALSE at its original lines, and TLC runs again until a run is clean.
 P2 = actions that fired without error / all actions.
 """
 
@@ -35,12 +35,13 @@ from evaluation.phases._common import budget, field, limits_for
 from evaluation.results import ActionOutcome, PhaseOutcome
 from evaluation.tla import assumptions, sandbox
 from evaluation.tla import messages as msg
+from evaluation.tla.codes import EC, MP
 from evaluation.tla.layout import spec_first
 from evaluation.tla.splitter import Listing, list_module
 
 WRAPPER = "_Runtime"
 # TLC writes positions two ways: "line 8, col 3 to line 8, col 9 of module M" in error texts and
-# "Line 8, column 3 to line 8, column 9 in M" in the nested-expression list (2103).
+# "Line 8, column 3 to line 8, column 9 in M" in the nested-expression list (TLC_NESTED_EXPRESSION).
 _LOC = re.compile(
     r"[Ll]ine (\d+), col(?:umn)? (\d+) to line (\d+), col(?:umn)? (\d+) (?:of module|in) (\w+)"
 )
@@ -100,7 +101,7 @@ def check_runtime(
             details["error"] = run.note
             status = "timeout" if run.status == "timeout" else "error"
             return _outcome(status, 0.0, details, _actions(universe or [], {}, failed), started)
-        if run.exit_code == 75 and coverage:
+        if run.exit_code == EC.ExitStatus.FAILURE_SPEC_EVAL and coverage:
             blamed = _blame(run.messages, coverage, listing, module, failed)
             if blamed:
                 error = _error_detail(run.messages)
@@ -132,7 +133,7 @@ def _finish(run, universe, coverage, failed, details, started) -> PhaseOutcome:
     """Only a completed exploration is scored: anything else (an error no action can be blamed
     for, a deadlock under policy `error`, the scratch cap, a run that printed no coverage) makes
     the phase `error` with TLC's own message and P2 = 0."""
-    final = msg.last(run.messages, msg.FINAL_STATS)
+    final = msg.last(run.messages, EC.TLC_STATS)
     distinct = _DISTINCT.search(final.text) if final else None
     details["distinct_states"] = int(distinct.group(1)) if distinct else None
     details["exit_code"] = run.exit_code
@@ -140,7 +141,7 @@ def _finish(run, universe, coverage, failed, details, started) -> PhaseOutcome:
     unscored = _actions(universe, {}, failed)
     if universe and all(a["key"] in failed for a in universe):
         return _outcome("ran", 0.0, details, unscored, started)
-    if run.exit_code == 11:
+    if run.exit_code == EC.ExitStatus.VIOLATION_DEADLOCK:
         details["deadlock_found"] = _error_detail(run.messages)
     if run.status != "ok":
         error = _error_detail(run.messages)
@@ -233,14 +234,14 @@ def _cfg(settings: dict) -> str:
 
 
 def _coverage(messages: list[msg.Message], module: str) -> list[dict] | None:
-    starts = [i for i, m in enumerate(messages) if m.code == msg.COVERAGE_START]
+    starts = [i for i, m in enumerate(messages) if m.code == EC.TLC_COVERAGE_START]
     if not starts:
         return None
     actions = []
     for message in messages[starts[-1] + 1 :]:
-        if message.code == msg.COVERAGE_END:
+        if message.code == EC.TLC_COVERAGE_END:
             break
-        match = _ACTION.match(message.text) if message.code == msg.COVERAGE_ACTION else None
+        match = _ACTION.match(message.text) if message.code == EC.TLC_COVERAGE_NEXT else None
         if not match or match.group(6) != module and not match.group(6).startswith(module):
             continue
         name, line, col, end_line, end_col = match.group(1, 2, 3, 4, 5)
@@ -282,8 +283,12 @@ def _actions(universe, counts, failed) -> list[ActionOutcome]:
 
 
 def _error_detail(messages: list[msg.Message]) -> dict:
-    errors = [m for m in messages if m.severity == 1 and m.code not in (msg.BEHAVIOR,)]
-    trace = [m.text for m in messages if m.code == msg.STATE]
+    errors = [
+        m
+        for m in messages
+        if m.severity == MP.ERROR and m.code not in (EC.TLC_BEHAVIOR_UP_TO_THIS_POINT,)
+    ]
+    trace = [m.text for m in messages if m.code == EC.TLC_STATE_PRINT2]
     return {
         "codes": [m.code for m in errors],
         "message": "\n".join(msg.plain_text(m) for m in errors)[:3000],
@@ -303,7 +308,9 @@ def _span(action: dict, listing: Listing) -> tuple[int, int] | None:
 def _blame(messages, coverage, listing: Listing, module: str, failed) -> set[str]:
     """Actions whose definition contains an error position, else those using the failing
     helper definition (transitively)."""
-    text = "\n".join(m.text for m in messages if m.severity == 1 or m.code == msg.NESTED_POSITION)
+    text = "\n".join(
+        m.text for m in messages if m.severity == MP.ERROR or m.code == EC.TLC_NESTED_EXPRESSION
+    )
     lines = [int(m.group(1)) for m in _LOC.finditer(text) if m.group(5) == module]
     live = [a for a in coverage if a["key"] not in failed]
     blamed = set()

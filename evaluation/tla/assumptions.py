@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from evaluation.tla import messages as msg
+from evaluation.tla.codes import EC
 from evaluation.tla.splitter import list_module
 
 _WHERE = re.compile(
@@ -21,7 +22,7 @@ VALUE_CHARS = 300
 
 
 def false_assumptions(messages: list[msg.Message]) -> list[msg.Message]:
-    return [m for m in messages if m.code == msg.ASSUMPTION_FALSE]
+    return [m for m in messages if m.code == EC.TLC_ASSUMPTION_FALSE]
 
 
 def explain(

@@ -1,11 +1,12 @@
 """Parse TLC `-tool` output into messages.
 
 A spec can `Print` text that looks exactly like a tool message, so what this module returns is a
-diagnostic, never a verdict: verdicts rely on exit codes, the final 2199 statistics line (printed
-after the spec stopped being evaluated), nonce-tagged output or states.
+diagnostic, never a verdict: verdicts rely on exit codes, the final statistics line (TLC_STATS,
+printed after the spec stopped being evaluated), nonce-tagged output or states. The codes and
+severities are named in `evaluation/tla/codes.py`.
 
 Still, the parser only takes markers where TLC writes them: at the start of a line, or for a
-message nested inside another (1000 wraps the evaluation error it reports) right after `: ` at
+message nested inside another (GENERAL wraps the evaluation error it reports) right after `: ` at
 the start of a line. `Print` output always starts with a value (`"`, `<<`, `{`, a digit...) and
 escapes newlines inside strings, so a forged marker inside it stays plain data. A nested message
 is returned on its own and its text (without markers) is also part of its parent's text.
@@ -16,27 +17,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from evaluation.tla.codes import MP
+
 _MARKER = re.compile(
     r"^(: )?@!@!@(?:STARTMSG (\d+):(\d+)|ENDMSG (\d+)) @!@!@[ \t]*(?:\n|$)", re.MULTILINE
 )
 
-SEVERITY = {0: "info", 1: "error", 2: "tlc-bug", 3: "warning", 4: "state"}
-
-SUCCESS = 2193
-FINAL_STATS = 2199
-STATE = 2217
-BEHAVIOR = 2121
-EVAL_ERROR = 1000
-NESTED_POSITION = 2103
-INVARIANT_VIOLATED = 2110
-DEADLOCK = 2114
-PROPERTY_VIOLATED = 2116
-PARSE_FAILED = 3002
-ASSUMPTION_FALSE = 2104
-COVERAGE_START = 2201
-COVERAGE_INIT = 2773
-COVERAGE_ACTION = 2772
-COVERAGE_END = 2202
+SEVERITY = {
+    MP.NONE: "info",
+    MP.ERROR: "error",
+    MP.TLCBUG: "tlc-bug",
+    MP.WARNING: "warning",
+    MP.STATE: "state",
+}
 
 
 @dataclass(frozen=True)
@@ -99,10 +92,10 @@ def first(messages: list[Message], code: int) -> Message | None:
 
 
 def errors(messages: list[Message]) -> list[Message]:
-    return [m for m in messages if m.severity == 1]
+    return [m for m in messages if m.severity == MP.ERROR]
 
 
-# The generic preamble of message 1000 when evaluation raised an exception: it points at a
+# The generic preamble of GENERAL when evaluation raised an exception: it points at a
 # console the submitter never sees, and hides the exception's own text behind four lines.
 _EXCEPTION_PREAMBLE = re.compile(
     r"TLC threw an unexpected exception\.\s*"

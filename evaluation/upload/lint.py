@@ -11,7 +11,9 @@ from __future__ import annotations
 from evaluation.inputs.contracts import Adapter, Contract, identity_action
 from evaluation.tla import unicode
 from evaluation.tla.messages import lines_in
-from evaluation.tla.sandbox import Limits, precheck_spec, run_sany
+from evaluation.tla.sandbox.calls import run_sany
+from evaluation.tla.sandbox.limits import Limits
+from evaluation.tla.sandbox.precheck import precheck_spec
 from evaluation.tla.splitter import Listing, list_module
 from evaluation.upload import prescan
 

@@ -1,7 +1,7 @@
 """Which backend scores a run (settings.SCORER_BACKEND) and the site's side of each.
 
 - `local`: `evaluation.pipeline.score_spec` in the worker process, each SANY/TLC call in its own
-  sandbox (evaluation/tla/sandbox.py).
+  sandbox (evaluation/tla/sandbox/).
 - `docker`: the whole run in one container of the scorer image
   (`evaluation.backends.container`); the fingerprint then also names the image's id, shown on
   the run page.

@@ -21,13 +21,22 @@ from dataclasses import dataclass
 from evaluation.phases.conformance import generator as gen
 from evaluation.phases.conformance.cases import Case
 from evaluation.tla import messages as tlcmsg
+from evaluation.tla.codes import EC, MP, SETUP_EXITS, TLC_2200S
 from evaluation.tla.layout import spec_first
-from evaluation.tla.sandbox import Limits, ToolRun, run_tlc
+from evaluation.tla.sandbox.calls import run_tlc
+from evaluation.tla.sandbox.limits import Limits, ToolRun
 
 CHUNK = 1000
 MAX_RUNS = 40
 TLC_ARGS = ["-deadlock", "-nowarning"]
-INIT_DONE = 2190  # "Finished computing initial states"
+# A false ASSUME, or a cfg the wrapper module does not fit: nothing in it can be checked.
+SETUP_CODES = (
+    EC.TLC_ASSUMPTION_FALSE,
+    EC.TLC_CONFIG_VALUE_NOT_ASSIGNED_TO_CONSTANT_PARAM,
+    EC.TLC_CONFIG_SPECIFIED_NOT_DEFINED,
+    EC.TLC_CONFIG_ID_MUST_NOT_BE_CONSTANT,
+    EC.TLC_CONFIG_OP_NO_ARGS,
+)
 
 
 class SetupError(Exception):
@@ -83,11 +92,11 @@ def run_module(plan: gen.Plan, spec_text: str, module: str, budget: Budget) -> T
 
 def _setup_problem(run: ToolRun) -> str:
     codes = {m.code for m in run.messages}
-    if tlcmsg.PARSE_FAILED in codes or run.exit_code in (150, 151):
+    if EC.TLC_PARSING_FAILED in codes or run.exit_code in SETUP_EXITS:
         return _sany_text(run.output) or "the generated module does not parse"
     for m in run.messages:
-        if m.code in (tlcmsg.ASSUMPTION_FALSE, 2222, 2229, 2233, 2234) or (
-            m.severity == 1 and m.code >= 2200 and m.code < 2300 and "constant" in m.text.lower()
+        if m.code in SETUP_CODES or (
+            m.severity == MP.ERROR and m.code in TLC_2200S and "constant" in m.text.lower()
         ):
             return m.text
     return ""
@@ -111,7 +120,7 @@ def _sany_text(output: str) -> str:
 def attributed_case(run: ToolRun, nonce: str) -> int | None:
     pattern = re.compile(rf"_w_{nonce} = (\d+)")
     for m in run.messages:
-        if m.code == tlcmsg.STATE:
+        if m.code == EC.TLC_STATE_PRINT2:
             found = pattern.search(m.text)
             if found:
                 return int(found.group(1))
@@ -129,7 +138,11 @@ _BOILERPLATE = (
 def error_text(run: ToolRun, nonce: str) -> str:
     """TLC's error messages without boilerplate, with the per-run nonce masked so the same
     spec and windows always give the same reason."""
-    errors = [m.text for m in run.messages if m.severity == 1 and m.code != tlcmsg.BEHAVIOR]
+    errors = [
+        m.text
+        for m in run.messages
+        if m.severity == MP.ERROR and m.code != EC.TLC_BEHAVIOR_UP_TO_THIS_POINT
+    ]
     lines = [
         line.lstrip(": ")
         for line in "\n".join(errors).splitlines()
@@ -213,7 +226,7 @@ def _absorb(run: ToolRun, plan, chunk, results, budget, aux_kind: str) -> list[l
     problem = _setup_problem(run)
     if problem:
         raise SetupError(problem.replace(plan.nonce, ""), run.messages)
-    if aux_kind == "typeok" and tlcmsg.first(run.messages, INIT_DONE) is None:
+    if aux_kind == "typeok" and tlcmsg.first(run.messages, EC.TLC_INIT_GENERATED1) is None:
         raise AuxRuleError(error_text(run, plan.nonce))
     k = attributed_case(run, plan.nonce)
     if k is not None and 1 <= k <= len(chunk):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from evaluation.tla.sandbox import strip_comments
+from evaluation.tla.sandbox.precheck import strip_comments
 
 _DECL = re.compile(
     r"\b(VARIABLES?|CONSTANTS?)\b\s+((?:[A-Za-z_]\w*(?:\s*\([^)]*\))?\s*,\s*)*[A-Za-z_]\w*"

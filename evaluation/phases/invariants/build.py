@@ -1,0 +1,204 @@
+"""The modules and cfgs TLC checks the contract's invariants with, generated beside the spec.
+
+`<prefix>Contract` holds the invariant definitions over the contract vocabulary; `<prefix>CheckBody`
+instantiates it with the adapter's expressions over the spec's state; the root `<prefix>Check`
+EXTENDS the spec and the body, so TLC reads the spec first (`evaluation/tla/layout.py`). The
+prefix is derived from the spec text and checked not to occur in it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+from evaluation.inputs import adapter_text
+from evaluation.inputs.contracts import Adapter, Contract
+from evaluation.phases.fairness import Fairness, spec_fairness
+from evaluation.phases.runtime import bound_definition
+from evaluation.tla.layout import spec_first
+from evaluation.tla.sandbox.calls import deterministic_args
+from evaluation.tla.splitter import list_module
+
+# The modules a contract invariant may use; kept to standard modules so a contract module never
+# depends on what the spec EXTENDS.
+CONTRACT_EXTENDS = ("Integers", "Sequences", "FiniteSets", "TLC")
+INIT, NEXT = "Init", "Next"
+
+
+def tlc_flags(contract: Contract) -> list[str]:
+    """TLC flags for a P4 run (the sandbox always adds `-workers 1`, so BFS order and therefore
+    counterexamples are reproducible; `-fp`/`-seed` fix the fingerprint polynomial, on which
+    the liveness checker's counterexample depends, and `RandomElement`)."""
+    flags: list[str] = []
+    if contract.deadlock == "allowed":
+        flags.append("-deadlock")  # in TLC this flag *disables* deadlock checking
+    return deterministic_args(flags, contract.budget("invariant", "seed"))
+
+
+# The spec's own top-level names come from the shared tree-sitter splitter: a parser, not a line
+# regex.
+@dataclass(frozen=True)
+class SpecNames:
+    definitions: frozenset[str]
+    constants: frozenset[str]
+
+
+def spec_names(spec_text: str) -> SpecNames:
+    """Top-level definition names and declared CONSTANTS of the spec's root module."""
+    listing = list_module(spec_text)
+    return SpecNames(frozenset(d.name for d in listing.definitions), frozenset(listing.constants))
+
+
+def name_prefix(spec_text: str) -> str:
+    """A prefix for generated names that occurs nowhere in the spec (so it cannot collide)."""
+    salt = 0
+    while True:
+        digest = hashlib.sha256(f"{salt}:{spec_text}".encode()).hexdigest()[:8]
+        prefix = f"SMB{digest}"
+        if prefix not in spec_text:
+            return prefix
+        salt += 1
+
+
+@dataclass(frozen=True)
+class CheckModules:
+    prefix: str
+    modules: dict[str, str]
+    root: str
+    constants_cfg: str
+    fairness: Fairness
+    has_spec: bool
+    flags: list[str]
+    init: str = INIT
+    next: str = NEXT
+    variables: tuple[str, ...] = ()
+    # What a false ASSUME is explained with: the spec, the contract's pinned constants and the
+    # adapter's.
+    spec_text: str = ""
+    spec_module: str = ""
+    pinned: dict = field(default_factory=dict)
+    given: dict = field(default_factory=dict)
+
+    def check_name(self, invariant: str) -> str:
+        return f"{self.prefix}_{invariant}"
+
+    def cfg(self, invariants: list[str] = (), properties: list[str] = (), live=False) -> str:
+        r"""Safety runs explore P2's region: INIT/NEXT under P2's bound. Liveness runs take
+        Init /\ [][Next]_vars /\ the spec's fairness, unbounded (a bound would cut behaviours
+        short and make them look like they stop)."""
+        if live:
+            behaviour = f"SPECIFICATION {self.prefix}Live"
+        else:
+            behaviour = f"INIT {self.init}\nNEXT {self.next}\nCONSTRAINT {self.prefix}Bound"
+        lines = [self.constants_cfg, behaviour]
+        lines += [f"INVARIANT {self.check_name(n)}" for n in invariants]
+        lines += [f"PROPERTY {self.check_name(n)}" for n in properties]
+        return "\n".join(line for line in lines if line) + "\n"
+
+
+def build_modules(spec_text: str, contract: Contract, adapter: Adapter) -> CheckModules:
+    prefix = name_prefix(spec_text)
+    names = spec_names(spec_text)
+    contract_module = f"{prefix}Contract"
+    root = f"{prefix}Check"
+    spec_module = list_module(spec_text).module or contract.module
+    init, nxt = adapter_text.behaviour(adapter, spec_text)
+    # Fairness is read from the formula the submitter names (cfg SPECIFICATION), else `Spec`.
+    spec_name = adapter_text.specification(adapter, set(names.definitions)) or "Spec"
+    fairness = spec_fairness(spec_text, init, nxt, spec_name)
+    behaviour = _behaviour_text(prefix, spec_text, contract, fairness, init, nxt)
+    check_text = _check_module_text(
+        root, prefix, contract_module, contract, adapter, spec_module, behaviour
+    )
+    modules = {
+        spec_module: spec_text,
+        contract_module: contract_module_text(contract_module, contract),
+        **spec_first(root, spec_module, check_text),
+    }
+    return CheckModules(
+        prefix=prefix,
+        modules=modules,
+        root=root,
+        constants_cfg=_constants_cfg(prefix, names, contract, adapter),
+        fairness=fairness,
+        has_spec=spec_name in names.definitions,
+        flags=tlc_flags(contract),
+        init=init,
+        next=nxt,
+        variables=tuple(list_module(spec_text).variables),
+        spec_text=spec_text,
+        spec_module=spec_module,
+        pinned=dict(contract.constants),
+        given=dict(adapter.constants),
+    )
+
+
+def _behaviour_text(
+    prefix: str, spec_text: str, contract: Contract, fairness: Fairness, init: str, nxt: str
+) -> list:
+    """The bound P2 explores within, the spec's variables, and the liveness behaviour."""
+    variables = list_module(spec_text).variables
+    lines = [
+        bound_definition(
+            f"{prefix}Bound",
+            contract.budget("runtime", "depth"),
+            contract.budget("runtime", "max_states"),
+        ),
+        f"{prefix}Vars == <<{', '.join(variables)}>>",
+    ]
+    fair = []
+    for i, body in enumerate(fairness.conjuncts):
+        lines.append(f"{prefix}Fair{i} ==\n{body}")
+        fair.append(f"{prefix}Fair{i}")
+    live = [init, f"[][{nxt}]_{prefix}Vars", *fair]
+    lines.append(f"{prefix}Live == " + " /\\ ".join(live))
+    return lines
+
+
+def contract_module_text(name: str, contract: Contract) -> str:
+    parts = [f"---- MODULE {name} ----", f"EXTENDS {', '.join(CONTRACT_EXTENDS)}"]
+    if contract.constants:
+        parts.append(f"CONSTANTS {', '.join(contract.constants)}")
+    parts.append(f"VARIABLES {', '.join(contract.schema)}")
+    parts += [inv.definition for inv in contract.invariants]
+    parts.append("====")
+    return "\n".join(parts) + "\n"
+
+
+def _check_module_text(
+    name, prefix, contract_module, contract: Contract, adapter, spec_module: str, behaviour
+) -> str:
+    # TLC and Naturals for the bound (TLCGet, <), as in P2's wrapper.
+    parts = [f"---- MODULE {name} ----", f"EXTENDS {spec_module}, TLC, Naturals"]
+    parts += adapter_text.prelude(adapter, prefix)
+    parts += behaviour
+    for const, value in {**contract.constants, **adapter.constants}.items():
+        parts.append(f"{prefix}K_{const} == {adapter_text.rewrite(value, prefix)}")
+    for const, value in contract.constants.items():
+        # What the spec gets: the pinned value in the spec's own values (the adapter's mapping).
+        spec_side = adapter_text.spec_value(value, adapter, f"{prefix}ToSpec")
+        parts.append(f"{prefix}S_{const} == {spec_side}")
+    substitutions = [
+        f"{v} <- ({adapter_text.rewrite(adapter.variables.get(v, v), prefix)})"
+        for v in contract.schema
+    ]
+    substitutions += [f"{c} <- {prefix}K_{c}" for c in contract.constants]
+    parts.append(
+        f"{prefix}I == INSTANCE {contract_module} WITH\n    " + ",\n    ".join(substitutions)
+    )
+    parts += [f"{prefix}_{inv.name} == {prefix}I!{inv.name}" for inv in contract.invariants]
+    parts.append("====")
+    return "\n".join(parts) + "\n"
+
+
+def _constants_cfg(prefix, names: SpecNames, contract: Contract, adapter: Adapter) -> str:
+    # Only constants the spec declares can be assigned; an undeclared one stays out of the cfg
+    # (TLC would reject it), and a declared one with no value is reported by TLC as an error.
+    values = {**contract.constants, **adapter.constants}
+    lines = [
+        f"CONSTANT {c} <- {prefix}{'S' if c in contract.constants else 'K'}_{c}"
+        for c in values
+        if c in names.constants
+    ]
+    lines += adapter_text.model_value_cfg(adapter)
+    return "\n".join(lines)

@@ -1,0 +1,70 @@
+"""Reasons to refuse a spec before any tool runs: modules it may not use, and `TLCSet`."""
+
+from __future__ import annotations
+
+import re
+
+from evaluation.tla.splitter import list_module
+
+STANDARD_MODULES = frozenset(
+    {
+        "TLC",
+        "Sequences",
+        "Naturals",
+        "Integers",
+        "FiniteSets",
+        "Bags",
+        "Reals",
+        "RealTime",
+        "Randomization",
+        "Toolbox",
+    }
+)
+LIBRARY_MODULES = frozenset({"SequencesExt", "FiniteSetsExt", "Functions", "Folds"})
+DEFAULT_ALLOWED = STANDARD_MODULES | LIBRARY_MODULES
+IO_MODULES = {
+    "IOUtils": "it reads and writes files and runs processes",
+    "Json": "it reads and writes files",
+    "CSV": "it reads and writes files",
+    "TLCExt": "it controls the model checker itself",
+}
+TLCSET = re.compile(r"\bTLCSet\b")
+_COMMENT = re.compile(r"\(\*.*?\*\)|\\\*[^\n]*", re.DOTALL)
+_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+
+
+def strip_comments(text: str) -> str:
+    """Module text without strings and comments (non-nested block comments suffice for
+    a token search: a nested comment can only hide text, never add a token)."""
+    return _COMMENT.sub(" ", _STRING.sub('""', text))
+
+
+def uses_tlcset(text: str) -> bool:
+    """TLCSet anywhere, found both by token search and as a parsed identifier (tree-sitter), so
+    neither a quoting trick that fools the comment stripper nor odd spacing hides it."""
+    if TLCSET.search(strip_comments(text)):
+        return True
+    return "TLCSet" in list_module(text).identifiers
+
+
+def precheck_spec(text: str, extends_allowed=None, module: str | None = None) -> list[str]:
+    """Reasons to refuse a spec before any tool runs: forbidden modules and `TLCSet`.
+
+    `module` is the spec's own module name (a self-INSTANCE is not foreign)."""
+    allowed = set(extends_allowed or DEFAULT_ALLOWED)
+    listing = list_module(text)
+    reasons = []
+    for name in dict.fromkeys(listing.extends + listing.instances):
+        if name == module or name in allowed:
+            continue
+        if name in IO_MODULES:
+            reasons.append(f"module {name} is refused: {IO_MODULES[name]}")
+        else:
+            reasons.append(
+                f"module {name} is not available to specs (allowed: {', '.join(sorted(allowed))})"
+            )
+    if "TLCSet" in listing.identifiers or TLCSET.search(strip_comments(text)):
+        reasons.append(
+            'TLCSet is refused: TLCSet("exit", TRUE) can stop TLC early and forge a pass'
+        )
+    return reasons
