@@ -6,6 +6,7 @@ breaks on a contract that is still being written.
 """
 
 from pathlib import Path
+from typing import Any
 
 import markdown
 import nh3
@@ -14,6 +15,7 @@ from django.conf import settings
 from django.utils.safestring import SafeString, mark_safe
 
 from evaluation.inputs.contracts import load_contract
+from leaderboard.models import Task
 
 # What Markdown (with the tables and fenced_code extensions) makes of a task description; any other
 # element is unwrapped to its text. No class, id or event attribute survives, and a style only
@@ -71,13 +73,13 @@ def _validate(slug: str) -> str:
     return ""
 
 
-def _as_list(entries) -> list[dict]:
+def _as_list(entries: dict[str, Any] | list[Any] | None) -> list[dict[str, Any]]:
     if isinstance(entries, dict):
         return [{"name": name, **(value or {})} for name, value in entries.items()]
     return [e for e in entries or [] if isinstance(e, dict)]
 
 
-def contract_info(slug: str) -> dict:
+def contract_info(slug: str) -> dict[str, Any]:
     """The contract's parts for display; `available` False when there is no task.yaml."""
     folder = Path(settings.TASKS_DATA_DIR) / slug
     description_path = folder / "description.md"
@@ -106,7 +108,7 @@ def contract_info(slug: str) -> dict:
     }
 
 
-def trace_status(task) -> dict:
+def trace_status(task: Task) -> dict[str, Any]:
     """The newest imported trace corpus with its per-action window counts, or None."""
     corpus = task.corpora.order_by("-imported_at").first()
     if corpus is None:
