@@ -6,7 +6,10 @@ Each helper names the variable once and says what happens when it is absent, so
 
 import os
 from pathlib import Path
-from urllib.parse import unquote, urlparse
+from typing import Any, overload
+from urllib.parse import urlparse
+
+import dj_database_url
 
 
 class ImproperlyConfiguredEnv(RuntimeError):
@@ -32,6 +35,11 @@ def load_env_file(path: Path) -> None:
         os.environ.setdefault(key, value)
 
 
+# With a string default the result is always a string; only a variable without one can be None.
+@overload
+def env_str(name: str, default: str) -> str: ...
+@overload
+def env_str(name: str, default: None = None) -> str | None: ...
 def env_str(name: str, default: str | None = None) -> str | None:
     value = os.environ.get(name)
     return default if value is None or value == "" else value
@@ -83,19 +91,16 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return [item.strip() for item in value.split(",") if item.strip()]
 
 
-def database_from_url(url: str, base_dir: Path) -> dict:
-    """Turn DATABASE_URL into a Django DATABASES entry (postgres:// or sqlite:///path)."""
+def database_from_url(url: str, base_dir: Path) -> dj_database_url.DBConfig:
+    """Turn DATABASE_URL into a Django DATABASES entry (postgres:// or sqlite:///path).
+
+    PostgreSQL URLs go through dj-database-url: it decodes the parts (a socket directory as the
+    percent-encoded host, IPv6 hosts) and keeps the query string as OPTIONS, so
+    `?sslmode=require&connect_timeout=5` reaches psycopg. SQLite stays ours: a relative path is
+    relative to the project, not to the working directory, and transactions are IMMEDIATE."""
     parsed = urlparse(url)
     if parsed.scheme in {"postgres", "postgresql"}:
-        return {
-            "ENGINE": "django.db.backends.postgresql",
-            "NAME": unquote(parsed.path.lstrip("/")) or "postgres",
-            "USER": unquote(parsed.username or ""),
-            "PASSWORD": unquote(parsed.password or ""),
-            "HOST": parsed.hostname or "",
-            "PORT": str(parsed.port or ""),
-            "CONN_MAX_AGE": 60,
-        }
+        return dj_database_url.parse(url, conn_max_age=60)
     if parsed.scheme == "sqlite":
         # sqlite:///relative/path or sqlite:////absolute/path
         raw = url[len("sqlite:///") :]
@@ -131,7 +136,7 @@ def env_rate(name: str, default: str) -> tuple[int, int] | None:
     return int(count), int(number) * _RATE_UNITS[unit]
 
 
-def cache_from_url(url: str | None) -> dict:
+def cache_from_url(url: str | None) -> dict[str, Any]:
     """CACHES["default"] from CACHE_URL: redis://host:port/db, or in-process memory when unset."""
     if not url:
         return {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}

@@ -6,6 +6,7 @@ DEBUG on, in-process jobs when no Redis answers); production must set SECRET_KEY
 
 import os
 from pathlib import Path
+from typing import Any
 
 from config.env import (
     ImproperlyConfiguredEnv,
@@ -129,7 +130,10 @@ WHITENOISE_USE_FINDERS = True
 # (see leaderboard/scoring/queueing.py).
 REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6379/0")
 RQ_JOB_TIMEOUT = env_int("RQ_JOB_TIMEOUT", 3600)
-RQ_QUEUES = {"evaluation": {"URL": REDIS_URL, "DEFAULT_TIMEOUT": RQ_JOB_TIMEOUT}}
+# django-rq's own configuration schema (per queue: URL, DEFAULT_TIMEOUT, ...).
+RQ_QUEUES: dict[str, dict[str, Any]] = {
+    "evaluation": {"URL": REDIS_URL, "DEFAULT_TIMEOUT": RQ_JOB_TIMEOUT}
+}
 RQ_FORCE_INLINE = env_bool("RQ_FORCE_INLINE", default=False)
 
 # Scoring.

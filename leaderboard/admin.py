@@ -1,7 +1,11 @@
 """Admin for every model: maintainers verify, hide and fix entries here (DESIGN.md §1)."""
 
+from typing import Any
+
 from django import forms
 from django.contrib import admin, messages
+from django.db.models import Model, QuerySet
+from django.http import HttpRequest
 from django.template.response import TemplateResponse
 
 from leaderboard.board.generation import invalidate_board_cache
@@ -18,20 +22,21 @@ from leaderboard.models import (
     TraceWindow,
     WindowResult,
 )
+from leaderboard.web.requests import AuthenticatedRequest
 
 
 class BoardInvalidatingAdmin(admin.ModelAdmin):
     """Edits made here change board figures, so they drop the cached board."""
 
-    def save_model(self, request, obj, form, change):
+    def save_model(self, request: HttpRequest, obj: Model, form: Any, change: Any) -> None:
         super().save_model(request, obj, form, change)
         invalidate_board_cache()
 
-    def delete_model(self, request, obj):
+    def delete_model(self, request: HttpRequest, obj: Model) -> None:
         super().delete_model(request, obj)
         invalidate_board_cache()
 
-    def delete_queryset(self, request, queryset):
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:
         super().delete_queryset(request, queryset)
         invalidate_board_cache()
 
@@ -93,19 +98,25 @@ class RunAdmin(BoardInvalidatingAdmin):
     inlines = [PhaseResultInline]
     actions = ["approve_runs", "reject_runs"]
 
-    def save_formset(self, request, form, formset, change):
+    def save_formset(self, request: HttpRequest, form: Any, formset: Any, change: Any) -> None:
         super().save_formset(request, form, formset, change)
         invalidate_board_cache()
 
     @admin.action(description="Approve the selected published runs for the board")
-    def approve_runs(self, request, queryset):
+    def approve_runs(
+        self, request: AuthenticatedRequest, queryset: QuerySet[Run]
+    ) -> TemplateResponse | None:
         return self._review(request, queryset, "approve")
 
     @admin.action(description="Reject the selected runs (with a reason for the submitter)")
-    def reject_runs(self, request, queryset):
+    def reject_runs(
+        self, request: AuthenticatedRequest, queryset: QuerySet[Run]
+    ) -> TemplateResponse | None:
         return self._review(request, queryset, "reject")
 
-    def _review(self, request, queryset, verdict: str):
+    def _review(
+        self, request: AuthenticatedRequest, queryset: QuerySet[Run], verdict: str
+    ) -> TemplateResponse | None:
         """Ask for the reason on an intermediate page, then apply the verdict run by run."""
         form = ReviewForm(request.POST if "apply" in request.POST else None)
         if not form.is_bound or not form.is_valid() or not self._reason_ok(form, verdict):
@@ -119,7 +130,8 @@ class RunAdmin(BoardInvalidatingAdmin):
                 "opts": self.model._meta,
             }
             return TemplateResponse(request, "admin/leaderboard/run/review.html", context)
-        done, refused = [], []
+        done: list[str] = []
+        refused: list[str] = []
         for run in queryset:
             try:
                 if verdict == "approve":
@@ -136,7 +148,7 @@ class RunAdmin(BoardInvalidatingAdmin):
         return None
 
     @staticmethod
-    def _reason_ok(form, verdict: str) -> bool:
+    def _reason_ok(form: ReviewForm, verdict: str) -> bool:
         if verdict == "reject" and not form.cleaned_data["reason"].strip():
             form.add_error("reason", "Give the submitter a reason for the rejection.")
             return False

@@ -5,7 +5,11 @@ approve, reject) so that views, jobs and the admin never hand-edit status or rev
 is a conditional UPDATE on the state it was read in (and, once claimed, on the attempt).
 """
 
+from collections.abc import Sequence
+from typing import Any
+
 from django.conf import settings
+from django.contrib.auth.models import AnonymousUser, User
 from django.db import models
 from django.urls import reverse
 from django.utils import timezone
@@ -98,7 +102,7 @@ class ModelUnderTest(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("model_detail", args=[self.slug])
 
-    def accepts_runs_from(self, user) -> bool:
+    def accepts_runs_from(self, user: User | AnonymousUser) -> bool:
         return ModelUnderTest.objects.submittable_by(user).filter(pk=self.pk).exists()
 
 
@@ -197,7 +201,7 @@ class Run(models.Model):
             self.refresh_from_db()
         return bool(claimed)
 
-    def finish(self, overall: float, fingerprint: dict) -> bool:
+    def finish(self, overall: float, fingerprint: dict[str, Any]) -> bool:
         """RUNNING -> FINISHED, only for the attempt that still owns the run (see `hold`);
         False when it lost (re-queued, or ended by another attempt): nothing is written."""
         now = timezone.now()
@@ -236,7 +240,7 @@ class Run(models.Model):
         if not self._owned().update(status=self.Status.RUNNING):
             raise AttemptLost(self.pk, self.attempts)
 
-    def _owned(self):
+    def _owned(self) -> RunQuerySet:
         # `attempts` counts claims, so it names the attempt this in-memory run was claimed as.
         return Run.objects.filter(pk=self.pk, status=self.Status.RUNNING, attempts=self.attempts)
 
@@ -253,7 +257,7 @@ class Run(models.Model):
         """
         return bool(self._owned().update(status=self.Status.QUEUED, started_at=None))
 
-    def publish(self, by) -> None:
+    def publish(self, by: User) -> None:
         """PRIVATE -> PENDING: the submitter offers a finished run to the board.
 
         Conditional on the state it was read in, so a double click or a racing approval
@@ -267,7 +271,7 @@ class Run(models.Model):
             published_at=timezone.now(),
         )
 
-    def approve(self, by, note: str = "") -> None:
+    def approve(self, by: User, note: str = "") -> None:
         """PENDING -> APPROVED by a maintainer: from now on the run counts on the board.
         An optional note is shown to the submitter like a rejection's reason."""
         self._transition(
@@ -280,7 +284,7 @@ class Run(models.Model):
             review_reason=note.strip(),
         )
 
-    def reject(self, by, reason: str) -> None:
+    def reject(self, by: User, reason: str) -> None:
         """PENDING or APPROVED -> REJECTED with a reason the submitter reads on the run page."""
         if not reason.strip():
             raise ReviewError("Give the submitter a reason for the rejection.")
@@ -294,7 +298,9 @@ class Run(models.Model):
             review_reason=reason.strip(),
         )
 
-    def _transition(self, frm, only_if, why: str, **changes) -> None:
+    def _transition(
+        self, frm: Sequence[str], only_if: models.Q, why: str, **changes: object
+    ) -> None:
         changed = (
             Run.objects.filter(only_if, pk=self.pk, review__in=frm)
             .exclude(provenance=self.Provenance.REPORTED)

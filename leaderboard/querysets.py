@@ -6,51 +6,82 @@ Every view reads runs through `visible_to(user)` and the board through `on_board
 lives here and nowhere else.
 """
 
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING, TypedDict, cast
+
+from django.contrib.auth.models import AnonymousUser, User
 from django.db import models
+
+# Only named for the type checker: models.py imports this module, not the other way round, so at
+# run time the other models are reached through the relations (`cast` names what they are).
+if TYPE_CHECKING:
+    from leaderboard.models import (
+        ModelUnderTest,  # noqa: F401 - named in a QuerySet base below
+        PhaseResult,
+        Run,
+        Task,
+    )
 
 # Mirrors Run.Review; spelled out here because models.py imports this module.
 PRIVATE, PENDING, APPROVED, REJECTED = "private", "pending", "approved", "rejected"
 PUBLIC_REVIEW_STATES = (PENDING, APPROVED)
 
 
-class RunQuerySet(models.QuerySet):
-    def verified(self):
+class BoardRunRow(TypedDict):
+    id: int
+    model_id: int
+    task_id: int
+    provenance: str
+    created_at: datetime
+
+
+class BoardPhaseRow(TypedDict):
+    run_id: int
+    phase: str
+    status: str
+    score: float | None
+
+
+class RunQuerySet(models.QuerySet["Run"]):
+    def verified(self) -> RunQuerySet:
         return self.filter(provenance="verified")
 
-    def reported(self):
+    def reported(self) -> RunQuerySet:
         return self.filter(provenance="reported")
 
-    def finished(self):
+    def finished(self) -> RunQuerySet:
         return self.filter(status="finished")
 
-    def queued(self):
+    def queued(self) -> RunQuerySet:
         return self.filter(status="queued")
 
-    def running(self):
+    def running(self) -> RunQuerySet:
         return self.filter(status="running")
 
-    def in_flight(self):
+    def in_flight(self) -> RunQuerySet:
         """Queued or running: what the per-user queue quota counts."""
         return self.filter(status__in=["queued", "running"])
 
-    def for_task(self, task):
+    def for_task(self, task: Task) -> RunQuerySet:
         return self.filter(task=task)
 
-    def stale(self, older_than):
+    def stale(self, older_than: datetime) -> RunQuerySet:
         """RUNNING runs whose worker has not finished since `older_than` (a datetime)."""
         return self.running().filter(started_at__lt=older_than)
 
-    def public(self):
+    def public(self) -> RunQuerySet:
         """Runs their owner published (awaiting review or approved): readable by anyone."""
         return self.filter(review__in=PUBLIC_REVIEW_STATES)
 
-    def owned_by(self, user):
+    def owned_by(self, user: User | AnonymousUser) -> RunQuerySet:
         """Runs `user` submitted; none for an anonymous visitor."""
         if not user.is_authenticated:
             return self.none()
         return self.filter(submitter=user)
 
-    def visible_to(self, user):
+    def visible_to(self, user: User | AnonymousUser) -> RunQuerySet:
         """Runs `user` may read: the public ones and their own (private or rejected included).
 
         Staff get no extra reach here: private runs are read in the admin, not on the site.
@@ -59,22 +90,21 @@ class RunQuerySet(models.QuerySet):
             return self.public()
         return self.filter(models.Q(review__in=PUBLIC_REVIEW_STATES) | models.Q(submitter=user))
 
-    def awaiting_review(self):
+    def awaiting_review(self) -> RunQuerySet:
         return self.filter(review=PENDING)
 
-    def on_board(self):
+    def on_board(self) -> RunQuerySet:
         """Runs that count on the public board: finished, approved, verified here or reported
         with a source. A published verified run waits here until a maintainer approves it."""
         return self.finished().filter(review=APPROVED, provenance__in=["verified", "reported"])
 
-    def board_rows(self) -> list[dict]:
+    def board_rows(self) -> list[BoardRunRow]:
         """One dict per run on the board: ids, provenance and creation time (feeds pandas)."""
         return list(self.on_board().values("id", "model_id", "task_id", "provenance", "created_at"))
 
-    def board_phase_rows(self) -> list[dict]:
+    def board_phase_rows(self) -> list[BoardPhaseRow]:
         """One dict per phase result of a run on the board: run id, phase, status and score."""
-        # Reached through the relation: models.py imports this module, not the other way round.
-        phase_result = self.model.phase_results.rel.related_model
+        phase_result = cast("type[PhaseResult]", self.model.phase_results.rel.related_model)
         return list(
             phase_result.objects.filter(run__in=self.on_board()).values(
                 "run_id", "phase", "status", "score"
@@ -94,13 +124,13 @@ class RunQuerySet(models.QuerySet):
             for value in (stamp["n"], stamp["last_id"], stamp["last"], stamp["reviewed"])
         )
 
-    def for_board_page(self):
+    def for_board_page(self) -> RunQuerySet:
         """Runs listed on task and model pages, newest first, with what their rows show."""
         return self.select_related("model", "task", "submitter").order_by("-created_at", "-id")
 
 
-class ModelQuerySet(models.QuerySet):
-    def submittable_by(self, user):
+class ModelQuerySet(models.QuerySet["ModelUnderTest"]):
+    def submittable_by(self, user: User | AnonymousUser) -> ModelQuerySet:
         """Models `user` may submit runs for: their own; staff also the staff-kept ones."""
         if not user.is_authenticated:
             return self.none()
@@ -108,12 +138,12 @@ class ModelQuerySet(models.QuerySet):
             return self.filter(models.Q(owner=user) | models.Q(owner__isnull=True))
         return self.filter(owner=user)
 
-    def visible_to(self, user):
+    def visible_to(self, user: User | AnonymousUser) -> ModelQuerySet:
         """Models `user` may see: staff-kept (published) ones, ones with a public run, and
         their own. Another account's model with only private runs stays hidden."""
-        run = self.model.runs.rel.related_model  # the relation, as above: no import cycle
+        run = cast("type[Run]", self.model.runs.rel.related_model)
         has_public_run = models.Exists(run.objects.public().filter(model=models.OuterRef("pk")))
-        visible = models.Q(owner__isnull=True) | has_public_run
+        visible = models.Q(owner__isnull=True) | models.Q(has_public_run)
         if user.is_authenticated:
             visible |= models.Q(owner=user)
         return self.filter(visible)

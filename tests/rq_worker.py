@@ -14,7 +14,7 @@ import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from urllib.parse import quote, urlparse
+from urllib.parse import quote, urlencode, urlparse
 
 import pytest
 from django.conf import settings
@@ -72,7 +72,9 @@ def database_url() -> str:
     password = quote(db.get("PASSWORD") or "")
     auth = f"{user}:{password}@" if user else ""
     port = f":{db['PORT']}" if db.get("PORT") else ""
-    return f"postgresql://{auth}{db.get('HOST') or 'localhost'}{port}/{db['NAME']}"
+    # The test run's own connection options (?sslmode=require in CI's DATABASE_URL) go along.
+    query = f"?{urlencode(db['OPTIONS'])}" if db.get("OPTIONS") else ""
+    return f"postgresql://{auth}{db.get('HOST') or 'localhost'}{port}/{db['NAME']}{query}"
 
 
 def start_worker(redis_url: str, log_path: Path, **extra_env: str) -> subprocess.Popen:

@@ -27,7 +27,8 @@ def settings_of(**env) -> dict:
         "import json, config.settings as s;"
         "print(json.dumps({k: getattr(s, k, None) for k in ('SECURE_HSTS_SECONDS',"
         "'SECURE_SSL_REDIRECT', 'SECURE_PROXY_SSL_HEADER', 'SECURE_HSTS_INCLUDE_SUBDOMAINS',"
-        "'CONTENT_SECURITY_POLICY', 'DATA_UPLOAD_MAX_MEMORY_SIZE', 'REQUEST_BODY_MAX_BYTES')}))"
+        "'CONTENT_SECURITY_POLICY', 'DATA_UPLOAD_MAX_MEMORY_SIZE', 'REQUEST_BODY_MAX_BYTES',"
+        "'DATABASES')}))"
     )
     base = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
     out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, check=True, text=True,
@@ -46,6 +47,20 @@ def test_the_security_settings_come_from_the_environment():
     assert on["SECURE_HSTS_INCLUDE_SUBDOMAINS"] is True
     capped = settings_of(DEBUG="0", UPLOAD_MAX_BYTES="1000", REQUEST_BODY_MAX_BYTES="5000")
     assert capped["DATA_UPLOAD_MAX_MEMORY_SIZE"] == capped["REQUEST_BODY_MAX_BYTES"] == 5000
+
+
+def test_a_managed_postgresql_url_keeps_its_tls_requirement():
+    # A hosted database refuses plain connections: dropping ?sslmode=require would make the site
+    # fail to connect (or, with sslmode=prefer, silently fall back to an unverified one).
+    url = "postgres://board:s%3Acret@db.example:5432/board?sslmode=require&connect_timeout=5"
+    database = settings_of(DEBUG="0", DATABASE_URL=url)["DATABASES"]["default"]
+    assert database["ENGINE"] == "django.db.backends.postgresql"
+    assert (database["HOST"], database["NAME"], database["PASSWORD"]) == (
+        "db.example",
+        "board",
+        "s:cret",
+    )
+    assert database["OPTIONS"] == {"sslmode": "require", "connect_timeout": 5}
 
 
 class BehindAProxyTest(WorldTestCase):

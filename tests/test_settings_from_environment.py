@@ -64,8 +64,9 @@ def test_database_url_selects_postgresql_or_a_sqlite_file():
         "user",
         "p@ss",
         "db.example",
-        "6543",
+        6543,
     )
+    assert "OPTIONS" not in pg  # libpq's defaults, as before
     relative = database_from_url("sqlite:///var/db.sqlite3", ROOT)
     assert relative == {
         "ENGINE": "django.db.backends.sqlite3",
@@ -76,6 +77,21 @@ def test_database_url_selects_postgresql_or_a_sqlite_file():
     assert absolute["NAME"] == "/srv/board.sqlite3"
     with pytest.raises(ImproperlyConfiguredEnv, match="'mysql' is not supported"):
         database_from_url("mysql://localhost/board", ROOT)
+
+
+def test_a_postgresql_url_keeps_its_query_string_as_options():
+    db = database_from_url("postgres://u:p@h:5432/db?sslmode=require", ROOT)
+    assert (db["NAME"], db["USER"], db["PASSWORD"], db["HOST"], db["PORT"]) == (
+        "db",
+        "u",
+        "p",
+        "h",
+        5432,
+    )
+    assert db["OPTIONS"] == {"sslmode": "require"}
+    assert db["CONN_MAX_AGE"] == 60
+    socket_dir = database_from_url("postgresql://%2Fvar%2Frun%2Fpostgresql/board", ROOT)
+    assert (socket_dir["HOST"], socket_dir["NAME"]) == ("/var/run/postgresql", "board")
 
 
 def _import_settings(**env) -> subprocess.CompletedProcess:

@@ -7,6 +7,7 @@ constant-cost unique-index query, so no timing comparison of secrets happens in 
 import hashlib
 import secrets
 
+from django.contrib.auth.models import User
 from django.utils import timezone
 
 from leaderboard.models import ApiToken
@@ -18,14 +19,14 @@ def hash_token(raw: str) -> str:
     return hashlib.sha256(raw.encode()).hexdigest()
 
 
-def create_token(user, name: str) -> tuple[str, ApiToken]:
+def create_token(user: User, name: str) -> tuple[str, ApiToken]:
     """A new token for `user`; the raw value is returned here and never again."""
     raw = PREFIX + secrets.token_urlsafe(32)
     token = ApiToken.objects.create(user=user, name=name, token_hash=hash_token(raw))
     return raw, token
 
 
-def verify_token(raw: str):
+def verify_token(raw: str) -> User | None:
     """The user owning `raw`, or None; marks the token as used."""
     if not raw or not raw.startswith(PREFIX):
         return None
@@ -36,7 +37,7 @@ def verify_token(raw: str):
     return token.user
 
 
-def user_from_authorization(header: str):
+def user_from_authorization(header: str) -> User | None:
     """The user behind an `Authorization: Bearer <token>` header, or None."""
     scheme, _, raw = (header or "").partition(" ")
     if scheme.lower() != "bearer":

@@ -4,6 +4,7 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
@@ -13,11 +14,12 @@ from leaderboard.accounts.tokens import create_token
 from leaderboard.models import ApiToken, ModelUnderTest, Run
 from leaderboard.submit.submissions import quota_status
 from leaderboard.web.ratelimit import limit_posts
+from leaderboard.web.requests import AuthenticatedRequest
 
 MAX_TOKENS_PER_USER = 10
 
 
-def _next_url(request) -> str:
+def _next_url(request: HttpRequest) -> str:
     target = request.POST.get("next") or request.GET.get("next") or ""
     safe = url_has_allowed_host_and_scheme(
         target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
@@ -26,7 +28,7 @@ def _next_url(request) -> str:
 
 
 @limit_posts("signup", "RATE_LIMIT_SIGNUPS_PER_IP")
-def signup(request):
+def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("my_runs")
     form = SignUpForm(request.POST or None)
@@ -46,7 +48,7 @@ password_change_done = auth_views.PasswordChangeDoneView.as_view()
 
 
 @login_required
-def my_runs(request, new_token: str = ""):
+def my_runs(request: AuthenticatedRequest, new_token: str = "") -> HttpResponse:
     context = {
         "runs": Run.objects.owned_by(request.user).for_board_page(),
         "models": ModelUnderTest.objects.filter(owner=request.user),
@@ -59,7 +61,7 @@ def my_runs(request, new_token: str = ""):
 
 @require_POST
 @login_required
-def token_create(request):
+def token_create(request: AuthenticatedRequest) -> HttpResponse:
     if ApiToken.objects.filter(user=request.user).count() >= MAX_TOKENS_PER_USER:
         messages.error(request, f"You have {MAX_TOKENS_PER_USER} tokens; revoke one first.")
         return redirect("my_runs")
@@ -71,7 +73,7 @@ def token_create(request):
 
 @require_POST
 @login_required
-def token_revoke(request, pk: int):
+def token_revoke(request: AuthenticatedRequest, pk: int) -> HttpResponse:
     ApiToken.objects.filter(user=request.user, pk=pk).delete()
     messages.success(request, "Token revoked: scripts using it get 401 from now on.")
     return redirect("my_runs")

@@ -7,7 +7,9 @@ response under /api/, so a client never has to parse an HTML page.
 
 from __future__ import annotations
 
-from django.http import JsonResponse
+from typing import Any
+
+from django.http import HttpRequest, JsonResponse
 
 CODES = {
     400: "bad_request",
@@ -33,7 +35,11 @@ MESSAGES = {
 
 
 def api_error(
-    status: int, message: str = "", fields: dict | None = None, code: str = "", **extra
+    status: int,
+    message: str = "",
+    fields: dict[str, Any] | None = None,
+    code: str = "",
+    **extra: Any,
 ) -> JsonResponse:
     body = {
         "code": code or CODES.get(status, "error"),
@@ -44,5 +50,5 @@ def api_error(
     return JsonResponse({"error": body}, status=status)
 
 
-def is_api(request) -> bool:
+def is_api(request: HttpRequest) -> bool:
     return request.path.startswith("/api/")

@@ -6,9 +6,13 @@ user's models, within that user's quotas, and reads only the runs that user may 
 """
 
 import json
+from collections.abc import Callable
 from functools import wraps
+from typing import Concatenate, ParamSpec
 
-from django.http import JsonResponse
+from django.contrib.auth.models import User
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
@@ -35,24 +39,29 @@ API_FIELDS = (
     "cfg_text",
 )
 
+P = ParamSpec("P")
 
-def token_required(view):
+
+def token_required(
+    view: Callable[Concatenate[HttpRequest, User, P], HttpResponseBase],
+) -> Callable[Concatenate[HttpRequest, P], HttpResponseBase]:
+    """The view runs as the token's user, handed to it after the request; 401 without one."""
+
     @wraps(view)
-    def wrapped(request, *args, **kwargs):
+    def wrapped(request: HttpRequest, /, *args: P.args, **kwargs: P.kwargs) -> HttpResponseBase:
         user = user_from_authorization(request.headers.get("Authorization", ""))
         if user is None:
             return api_error(401)
-        request.api_user = user
-        return view(request, *args, **kwargs)
+        return view(request, user, *args, **kwargs)
 
     return csrf_exempt(wrapped)
 
 
-def _is_text(value) -> bool:
+def _is_text(value: object) -> bool:
     return value is None or isinstance(value, str)
 
 
-def _links(request, run: Run) -> dict:
+def _links(request: HttpRequest, run: Run) -> dict[str, str]:
     return {
         "page": request.build_absolute_uri(run.get_absolute_url()),
         "api": request.build_absolute_uri(reverse("api_run", args=[run.pk])),
@@ -63,15 +72,15 @@ def _links(request, run: Run) -> dict:
 @require_POST
 @limit_posts("upload", "RATE_LIMIT_UPLOADS_PER_IP", as_json=True)
 @token_required
-def create_run(request):
+def create_run(request: HttpRequest, user: User) -> HttpResponse:
     try:
-        check_quota(request.api_user)  # before the lint, which is the costly part
-        return _create_run(request)
+        check_quota(user)  # before the lint, which is the costly part
+        return _create_run(request, user)
     except Limited as limited:
         return too_many_requests(request, limited, as_json=True)
 
 
-def _create_run(request):
+def _create_run(request: HttpRequest, user: User) -> HttpResponse:
     try:
         payload = json.loads(request.body or b"{}")
     except (json.JSONDecodeError, UnicodeDecodeError):
@@ -87,8 +96,8 @@ def _create_run(request):
     if wrong:
         return api_error(400, "Some fields have the wrong type.", wrong, code="invalid")
     data = {k: payload[k] for k in API_FIELDS if isinstance(payload.get(k), str)}
-    form = SubmitForm(data, user=request.api_user)
-    run = form.is_valid() and submit(form, request.api_user)
+    form = SubmitForm(data, user=user)
+    run = form.is_valid() and submit(form, user)
     if not run:
         errors = {field: [str(e) for e in errs] for field, errs in form.errors.items()}
         return api_error(400, "The upload did not pass the check.", errors, code="invalid")
@@ -98,8 +107,8 @@ def _create_run(request):
 
 @require_GET
 @token_required
-def run_detail(request, pk: int):
-    runs = Run.objects.visible_to(request.api_user).select_related("model", "task", "submitter")
+def run_detail(request: HttpRequest, user: User, pk: int) -> HttpResponse:
+    runs = Run.objects.visible_to(user).select_related("model", "task", "submitter")
     run = get_object_or_404(runs, pk=pk)
     position = queue_position(run) if run.status == Run.Status.QUEUED else None
     body = {**run_as_dict(run), "progress": run_summary(run, position)}
@@ -109,17 +118,17 @@ def run_detail(request, pk: int):
 
 @require_POST
 @token_required
-def publish_run(request, pk: int):
+def publish_run(request: HttpRequest, user: User, pk: int) -> HttpResponse:
     """Publish one of the token's user's finished runs (as the button on its page does)."""
-    run = get_object_or_404(Run.objects.owned_by(request.api_user), pk=pk)
+    run = get_object_or_404(Run.objects.owned_by(user), pk=pk)
     try:
-        run.publish(by=request.api_user)
+        run.publish(by=user)
     except ReviewError as error:
         return api_error(409, str(error), code="conflict", review=run.review)
     return JsonResponse({"id": run.pk, "review": run.review, "urls": _links(request, run)})
 
 
 @require_GET
-def leaderboard(request):
+def leaderboard(request: HttpRequest) -> HttpResponse:
     """The board's own JSON export (same numbers, same query parameters); public like the page."""
     return leaderboard_export(request, "json")

@@ -22,7 +22,9 @@ Weights are a parameter, normalised to sum 1, so user-adjustable weights reuse t
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any, TypedDict
 
 import pandas as pd
 from django.core.cache import cache
@@ -39,6 +41,7 @@ from evaluation.scoring import (  # noqa: F401
 from leaderboard.board.generation import generation
 from leaderboard.board.memo import LocalMemo
 from leaderboard.models import ModelUnderTest, Run, Task
+from leaderboard.querysets import BoardPhaseRow, BoardRunRow
 
 PHASE_LABELS = {"syntax": "P1", "runtime": "P2", "conformance": "P3", "invariant": "P4"}
 FUNNEL_STAGES = ("submitted", "P1 = 1", "P2 > 0", "P3 > 0", "P4 > 0")
@@ -46,13 +49,32 @@ FUNNEL_STAGES = ("submitted", "P1 = 1", "P2 > 0", "P3 > 0", "P4 > 0")
 _LOCAL_BOARDS = LocalMemo()
 _CACHE_SECONDS = 600
 
+# Normalised: four floats summing to 1, in PHASES order.
+Weights = tuple[float, ...]
 
-def parse_weights(text: str) -> tuple[float, float, float, float]:
+
+class TaskColumn(TypedDict):
+    """A task as the board's columns show it."""
+
+    id: int
+    slug: str
+    name: str
+    kind: str
+    position: int
+
+
+def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """The frame's rows as dicts by column name. `into=dict` is pandas' default; spelled out, it
+    types the keys as the board's (string) column names instead of any hashable."""
+    return frame.to_dict("records", into=dict)
+
+
+def parse_weights(text: str) -> Weights:
     """`"0.15,0.15,0.35,0.35"` -> normalised weights (the `?w=` query parameter)."""
     return normalise_weights(part.strip() for part in text.split(","))
 
 
-def is_official(weights) -> bool:
+def is_official(weights: Iterable[float | str]) -> bool:
     return normalise_weights(weights) == normalise_weights(OFFICIAL_WEIGHTS)
 
 
@@ -60,24 +82,23 @@ def is_official(weights) -> bool:
 class Board:
     """The computed leaderboard: `rows` one per model (ranked), `cells` one per counted run."""
 
-    weights: tuple
-    tasks: list[dict]
+    weights: Weights
+    tasks: list[TaskColumn]
     rows: pd.DataFrame
     cells: pd.DataFrame
-    official_rank: dict = field(default_factory=dict)
+    official_rank: dict[int, int] = field(default_factory=dict)
     # The cache key this board is stored under: what is derived from it can be cached alongside.
     key: str = ""
-    _cell_index: dict = field(default_factory=dict, repr=False)
-    _funnel: pd.DataFrame | None = field(default=None, repr=False)
+    # Both derived from `cells` once, in __post_init__.
+    _cell_index: dict[tuple[int, int], dict[str, Any]] = field(init=False, repr=False)
+    _funnel: pd.DataFrame = field(init=False, repr=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         # Pages look up every (model, task) cell; a dict keeps that off pandas' slow path.
-        self._cell_index = {
-            (int(c["model_id"]), int(c["task_id"])): c for c in self.cells.to_dict("records")
-        }
+        self._cell_index = {(int(c["model_id"]), int(c["task_id"])): c for c in records(self.cells)}
         self._funnel = self._compute_funnel()
 
-    def cell(self, model_id: int, task_id: int) -> dict | None:
+    def cell(self, model_id: int, task_id: int) -> dict[str, Any] | None:
         return self._cell_index.get((int(model_id), int(task_id)))
 
     def funnel(self) -> pd.DataFrame:
@@ -104,7 +125,9 @@ class Board:
         return order.merge(funnel, on="model_id", how="left").fillna(0)
 
 
-def _run_frame(run_rows: list[dict], phase_rows: list[dict], weights) -> pd.DataFrame:
+def _run_frame(
+    run_rows: list[BoardRunRow], phase_rows: list[BoardPhaseRow], weights: Weights
+) -> pd.DataFrame:
     runs = pd.DataFrame(
         run_rows, columns=["id", "model_id", "task_id", "provenance", "created_at"]
     ).rename(columns={"id": "run_id"})
@@ -124,7 +147,7 @@ def _run_frame(run_rows: list[dict], phase_rows: list[dict], weights) -> pd.Data
             row["provenance"],
             weights,
         )
-        for row in frame.to_dict("records")
+        for row in records(frame)
     ]
     return frame
 
@@ -160,33 +183,33 @@ def _model_rows(cells: pd.DataFrame, models: pd.DataFrame, n_tasks: int) -> pd.D
     return rows.reset_index(drop=True)
 
 
-def compute_board(weights=OFFICIAL_WEIGHTS) -> Board:
+def compute_board(weights: Iterable[float | str] = OFFICIAL_WEIGHTS) -> Board:
     """Compute the board from the database (uncached); see get_board()."""
-    weights = normalise_weights(weights)
-    tasks = list(Task.objects.values("id", "slug", "name", "kind", "position"))
+    normalised = normalise_weights(weights)
+    tasks: list[TaskColumn] = list(Task.objects.values("id", "slug", "name", "kind", "position"))
     models = pd.DataFrame(
-        ModelUnderTest.objects.values("id", "slug", "name", "organisation", "kind"),
+        list(ModelUnderTest.objects.values("id", "slug", "name", "organisation", "kind")),
         columns=["id", "slug", "name", "organisation", "kind"],
     ).rename(columns={"id": "model_id"})
     runs = Run.objects.all()
-    frame = _run_frame(runs.board_rows(), runs.board_phase_rows(), weights)
+    frame = _run_frame(runs.board_rows(), runs.board_phase_rows(), normalised)
     cells = _counted_cells(frame).reset_index(drop=True)
     rows = _model_rows(cells, models, max(len(tasks), 1))
-    return Board(weights=weights, tasks=tasks, rows=rows, cells=cells)
+    return Board(weights=normalised, tasks=tasks, rows=rows, cells=cells)
 
 
-def get_board(weights=OFFICIAL_WEIGHTS) -> Board:
+def get_board(weights: Iterable[float | str] = OFFICIAL_WEIGHTS) -> Board:
     """The board under `weights`, cached; `official_rank` maps model id -> rank under the
     official weights so callers can show how a re-weighting moves each model."""
-    weights = normalise_weights(weights)
+    normalised = normalise_weights(weights)
     # The stamp keeps per-process caches honest when the run finished in another process.
-    parts = f"{generation()}:{Run.objects.board_stamp()}:{weights}"
+    parts = f"{generation()}:{Run.objects.board_stamp()}:{normalised}"
     key = "board:" + hashlib.sha256(parts.encode()).hexdigest()
-    board = _LOCAL_BOARDS.get(key) or cache.get(key)
+    board: Board | None = _LOCAL_BOARDS.get(key) or cache.get(key)
     if board is None:
-        board = compute_board(weights)
+        board = compute_board(normalised)
         board.key = key
-        official = board if is_official(weights) else get_board(OFFICIAL_WEIGHTS)
+        official = board if is_official(normalised) else get_board(OFFICIAL_WEIGHTS)
         board.official_rank = dict(zip(official.rows.model_id, official.rows["rank"], strict=True))
         cache.set(key, board, _CACHE_SECONDS)
     _LOCAL_BOARDS.set(key, board)

@@ -5,6 +5,8 @@ plotly.js itself is served from our static files (the plotly wheel's package_dat
 
 import hashlib
 import json
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import plotly.graph_objects as go
 from django.core.cache import cache
@@ -29,18 +31,20 @@ LAYOUT = {
     "font": {"family": "system-ui, sans-serif", "size": 12},
 }
 
+Inputs = TypeVar("Inputs")
 
-def _memoised(kind: str, inputs, build) -> dict:
+
+def _memoised(kind: str, inputs: Inputs, build: Callable[[Inputs], go.Figure]) -> dict[str, Any]:
     """Building a plotly figure costs tens of milliseconds; the same inputs give the same JSON."""
     key = f"chart:{kind}:" + hashlib.sha256(json.dumps(inputs).encode()).hexdigest()
-    figure = cache.get(key)
+    figure: dict[str, Any] | None = cache.get(key)
     if figure is None:
         figure = json.loads(build(inputs).to_json())
         cache.set(key, figure, 3600)
     return figure
 
 
-def phase_chart(rows: list[dict]) -> dict:
+def phase_chart(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Grouped bars: the four phase means (×100) of every model shown, in table order."""
     inputs = {
         "names": [r["name"] for r in rows],
@@ -68,7 +72,7 @@ def short_name(name: str, limit: int = 26) -> str:
     return name if len(name) <= limit + 8 else name[: limit - 1] + "…"
 
 
-def _phase_figure(inputs: dict) -> go.Figure:
+def _phase_figure(inputs: dict[str, Any]) -> go.Figure:
     # Horizontal bars, one band per model in table order: readable for 10 models or 100.
     names = inputs["names"]
     labels = [short_name(n) for n in names]
@@ -101,13 +105,13 @@ def _phase_figure(inputs: dict) -> go.Figure:
     return figure
 
 
-def funnel_chart(funnel_rows: list[dict]) -> dict:
+def funnel_chart(funnel_rows: list[dict[str, Any]]) -> dict[str, Any]:
     """One funnel trace per model: tasks surviving each gated stage."""
     inputs = [[row["name"], [int(row[s]) for s in FUNNEL_STAGES]] for row in funnel_rows]
     return _memoised("funnel", inputs, _funnel_figure)
 
 
-def _funnel_figure(inputs: list) -> go.Figure:
+def _funnel_figure(inputs: list[list[Any]]) -> go.Figure:
     # One colour per model for up to 48 models (plotly's default cycle has 10, so Gemini and
     # MiniMax shared a blue); counts are written inside each segment.
     palette = [*qualitative.Dark24, *qualitative.Light24]

@@ -1,8 +1,11 @@
 """Query-string forms of the board pages: sort, filters and phase weights live in the URL."""
 
-from django import forms
+from typing import Any
 
-from leaderboard.board.aggregate import OFFICIAL_WEIGHTS, PHASES, parse_weights
+from django import forms
+from django.http import QueryDict
+
+from leaderboard.board.aggregate import OFFICIAL_WEIGHTS, PHASES, Weights, parse_weights
 from leaderboard.models import ModelUnderTest
 
 # Columns whose natural first click is "highest first"; text columns sort A→Z first.
@@ -18,9 +21,11 @@ class BoardQueryForm(forms.Form):
     org = forms.ChoiceField(required=False, label="Organisation")
     w = forms.CharField(required=False, label="Weights P1,P2,P3,P4")
 
-    def __init__(self, data, *, organisations: list[str], task_slugs: list[str]):
+    def __init__(self, data: QueryDict, *, organisations: list[str], task_slugs: list[str]):
         super().__init__(data)
-        self.fields["org"].choices = [("", "All organisations")] + [(o, o) for o in organisations]
+        org = self.fields["org"]
+        assert isinstance(org, forms.ChoiceField)  # declared above
+        org.choices = [("", "All organisations")] + [(o, o) for o in organisations]
         self.sort_keys = set(FIXED_SORTS) | set(task_slugs)
 
     def clean_sort(self) -> str:
@@ -29,7 +34,7 @@ class BoardQueryForm(forms.Form):
             raise forms.ValidationError(f"Unknown sort column “{sort}”.")
         return sort
 
-    def clean_w(self) -> tuple:
+    def clean_w(self) -> Weights:
         text = self.cleaned_data["w"].strip()
         if not text:
             return OFFICIAL_WEIGHTS
@@ -38,8 +43,9 @@ class BoardQueryForm(forms.Form):
         except ValueError as error:
             raise forms.ValidationError(f"{error}, e.g. 0.15,0.15,0.35,0.35.") from error
 
-    def value(self, name: str):
-        """The cleaned value, or the default when the field was invalid (the error is shown)."""
+    def value(self, name: str) -> Any:
+        """The cleaned value, or the default when the field was invalid (the error is shown):
+        the weights for "w", a string for the others."""
         defaults = {"sort": "rank", "kind": "", "org": "", "w": OFFICIAL_WEIGHTS}
         if not self.is_valid() and name in self.errors:
             return defaults[name]

@@ -15,7 +15,7 @@ GENERATION_KEY = "board:generation"
 
 def generation() -> int:
     """The current generation (part of every cached board's key); set on first use."""
-    value = cache.get(GENERATION_KEY)
+    value: int | None = cache.get(GENERATION_KEY)
     if value is None:
         value = time.time_ns()
         cache.set(GENERATION_KEY, value, None)

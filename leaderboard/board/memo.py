@@ -7,23 +7,25 @@ cannot be served: once the generation or the stamp moves, the key is new.
 """
 
 from collections import OrderedDict
+from collections.abc import Hashable
 from threading import Lock
+from typing import Any
 
 
 class LocalMemo:
     def __init__(self, size: int = 8):
         self.size = size
-        self._items: OrderedDict = OrderedDict()
+        self._items: OrderedDict[Hashable, Any] = OrderedDict()
         self._lock = Lock()
 
-    def get(self, key):
+    def get(self, key: Hashable) -> Any:
         with self._lock:
             value = self._items.get(key)
             if value is not None:
                 self._items.move_to_end(key)
             return value
 
-    def set(self, key, value) -> None:
+    def set(self, key: Hashable, value: Any) -> None:
         with self._lock:
             self._items[key] = value
             self._items.move_to_end(key)

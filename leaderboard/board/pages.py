@@ -1,5 +1,6 @@
 """Static-ish pages: how scoring works (with the live weights, tasks and scorer version)."""
 
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from evaluation.pipeline import SCORER_VERSION, TIMEOUT_RULE
@@ -15,7 +16,7 @@ PHASE_NAMES = {
 }
 
 
-def methodology(request):
+def methodology(request: HttpRequest) -> HttpResponse:
     tasks = Task.objects.prefetch_related("corpora")
     context = {
         "weights": [

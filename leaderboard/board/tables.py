@@ -4,11 +4,21 @@ Kept apart from aggregate.py (which computes numbers) and from the views (which 
 everything here is presentation: labels, links, sorting and filtering of rows.
 """
 
+from collections.abc import Callable, Mapping
+from typing import Any
+
 from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.http import urlencode
 
-from leaderboard.board.aggregate import PHASE_LABELS, PHASES, Board, is_official
+from leaderboard.board.aggregate import (
+    PHASE_LABELS,
+    PHASES,
+    Board,
+    TaskColumn,
+    is_official,
+    records,
+)
 from leaderboard.board.forms import TEXT_SORTS
 from leaderboard.board.memo import LocalMemo
 from leaderboard.models import ModelUnderTest
@@ -21,8 +31,11 @@ KIND_LABELS = dict(ModelUnderTest.Kind.choices)
 _PLACEHOLDER = 987654321
 _LOCAL_ROWS = LocalMemo()
 
+Row = dict[str, Any]
+RunUrl = Callable[[int], str | None]
 
-def run_url_maker():
+
+def run_url_maker() -> RunUrl:
     """A function run id -> run page URL (None while the run pages are not installed).
 
     One reverse() per page cell adds up (121 cells); the pattern is the same for every run."""
@@ -33,11 +46,11 @@ def run_url_maker():
     return lambda run_id: pattern.replace(str(_PLACEHOLDER), str(int(run_id)))
 
 
-def run_url(run_id) -> str | None:
+def run_url(run_id: int) -> str | None:
     return run_url_maker()(run_id)
 
 
-def _cell(board: Board, row: dict, task: dict, url_for) -> dict:
+def _cell(board: Board, row: Row, task: TaskColumn, url_for: RunUrl) -> Row:
     cell = board.cell(row["model_id"], task["id"])
     if cell is None:
         return {"task": task["slug"], "value": None, "text": NOT_SUBMITTED, "submitted": False}
@@ -55,13 +68,13 @@ def _cell(board: Board, row: dict, task: dict, url_for) -> dict:
     }
 
 
-def leaderboard_rows(board: Board) -> list[dict]:
+def leaderboard_rows(board: Board) -> list[Row]:
     """One dict per model, in rank order, with every value the page or an export needs; cached
     with the board (a board of 100 models takes tens of milliseconds to turn into rows)."""
-    rows = _LOCAL_ROWS.get(board.key) if board.key else None
+    rows: list[Row] | None = _LOCAL_ROWS.get(board.key) if board.key else None
     if rows is None:
         url_for = run_url_maker()
-        rows = [_board_row(board, row, url_for) for row in board.rows.to_dict("records")]
+        rows = [_board_row(board, row, url_for) for row in records(board.rows)]
         if board.key:
             _LOCAL_ROWS.set(board.key, rows)
     # Callers filter and sort into new lists and never change a row.
@@ -75,7 +88,7 @@ SOURCE_TITLES = {
 }
 
 
-def _row_html(r: dict, cells: list[dict], custom: bool) -> str:
+def _row_html(r: Row, cells: list[Row], custom: bool) -> str:
     """One board row's <tr>, rendered once with the cached rows rather than by the template on
     every request (a hundred models × seventeen cells is most of the page's rendering time)."""
     delta = ""
@@ -98,7 +111,7 @@ def _row_html(r: dict, cells: list[dict], custom: bool) -> str:
     )  # fmt: skip
 
 
-def _cell_html(name: str, c: dict) -> str:
+def _cell_html(name: str, c: Row) -> str:
     if not c["submitted"]:
         return format_html(
             '<td class="num cell missing" title="{} on {}: not submitted (counts 0)">'
@@ -115,21 +128,22 @@ def _cell_html(name: str, c: dict) -> str:
     )  # fmt: skip
 
 
-def model_summary(board: Board, model_id: int) -> dict | None:
+def model_summary(board: Board, model_id: int) -> Row | None:
     """The board row of one model (its page's headline), None when it has no counted run."""
     match = board.rows[board.rows.model_id == model_id]
     if match.empty:
         return None
-    return _board_row(board, match.iloc[0].to_dict(), run_url_maker())
+    return _board_row(board, records(match)[0], run_url_maker())
 
 
-def _board_row(board: Board, row: dict, url_for) -> dict:
-    official = board.official_rank.get(row["model_id"], row["rank"])
+def _board_row(board: Board, row: Row, url_for: RunUrl) -> Row:
+    rank = int(row["rank"])
+    official = int(board.official_rank.get(row["model_id"], rank))
     entry = {
         "model_id": row["model_id"],
-        "rank": int(row["rank"]),
-        "official_rank": int(official),
-        "delta": int(official) - int(row["rank"]),
+        "rank": rank,
+        "official_rank": official,
+        "delta": official - rank,
         "name": row["name"],
         "slug": row["slug"],
         "url": reverse("model_detail", args=[row["slug"]]),
@@ -155,11 +169,11 @@ def _board_row(board: Board, row: dict, url_for) -> dict:
     return entry
 
 
-def _nan_to_none(value):
+def _nan_to_none(value: float | None) -> float | None:
     return None if value is None or value != value else float(value)
 
 
-def filter_rows(rows: list[dict], kind: str, organisation: str) -> list[dict]:
+def filter_rows(rows: list[Row], kind: str, organisation: str) -> list[Row]:
     return [
         r
         for r in rows
@@ -168,22 +182,22 @@ def filter_rows(rows: list[dict], kind: str, organisation: str) -> list[dict]:
     ]
 
 
-def _sort_value(row: dict, key: str):
+def _sort_value(row: Row, key: str) -> str | float:
     if key in TEXT_SORTS:
-        return row[key].lower()
+        return str(row[key]).lower()
     if key in ("rank", "delta", "overall"):
-        return row[key]
+        return float(row[key])
     for phase in row["phases"]:
         if phase["phase"] == key:
-            return -1.0 if phase["value"] is None else phase["value"]
+            return -1.0 if phase["value"] is None else float(phase["value"])
     for cell in row["cells"]:
         if cell["task"] == key:
             # A task not submitted sorts below a submitted 0.
-            return -1.0 if cell["value"] is None else cell["value"]
+            return -1.0 if cell["value"] is None else float(cell["value"])
     raise KeyError(key)
 
 
-def sort_rows(rows: list[dict], sort: str) -> list[dict]:
+def sort_rows(rows: list[Row], sort: str) -> list[Row]:
     """`sort` is a column key, `-key` for descending; the board rank breaks ties."""
     key = sort.lstrip("-")
     by_rank = sorted(rows, key=lambda r: r["rank"])
@@ -195,10 +209,12 @@ def _first_direction(key: str) -> str:
     return "" if key in (*TEXT_SORTS, "rank") else "-"
 
 
-def column_headers(params: dict, sort: str, tasks: list[dict], show_delta: bool) -> dict:
+def column_headers(
+    params: Mapping[str, str], sort: str, tasks: list[TaskColumn], show_delta: bool
+) -> dict[str, list[Row]]:
     """Header label, link and arrow for every sortable column, preserving the other params."""
 
-    def header(key: str, label: str, title: str = "") -> dict:
+    def header(key: str, label: str, title: str = "") -> Row:
         active = sort.lstrip("-") == key
         if active:
             next_sort = key if sort.startswith("-") else f"-{key}"
@@ -221,13 +237,13 @@ def column_headers(params: dict, sort: str, tasks: list[dict], show_delta: bool)
     return {"fixed": fixed, "phases": phases, "tasks": task_headers}
 
 
-def model_task_rows(board: Board, model_id: int, traced: frozenset = frozenset()) -> list[dict]:
+def model_task_rows(board: Board, model_id: int, traced: frozenset[int] = frozenset()) -> list[Row]:
     """The model page's task × phase table, in board column order. `traced` holds the ids of
     tasks with trace data: elsewhere a reported P3 came from the original harness."""
     rows = []
     for task in board.tasks:
         cell = board.cell(model_id, task["id"])
-        entry = {"task": task, "url": reverse("task_detail", args=[task["slug"]])}
+        entry: Row = {"task": task, "url": reverse("task_detail", args=[task["slug"]])}
         if cell is None:
             entry.update(submitted=False, text=NOT_SUBMITTED)
         else:

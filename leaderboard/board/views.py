@@ -1,8 +1,10 @@
 """The read side: leaderboard, model and task pages, and leaderboard exports."""
 
+from typing import Any
+
 import pandas as pd
 from django.db.models import Count, Q
-from django.http import HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 
 from leaderboard.board import charts, tables
@@ -11,8 +13,10 @@ from leaderboard.board.aggregate import (
     OFFICIAL_WEIGHTS,
     PHASE_LABELS,
     PHASES,
+    Board,
     get_board,
     is_official,
+    records,
 )
 from leaderboard.board.forms import BoardQueryForm
 from leaderboard.compare.overview import featured
@@ -24,7 +28,7 @@ from leaderboard.web.rounding import percent_text
 RUNS_SHOWN = 50
 
 
-def _board_query(request):
+def _board_query(request: HttpRequest) -> tuple[BoardQueryForm, Board, list[dict[str, Any]]]:
     """The board under the URL's weights, and its rows filtered and sorted as the URL says."""
     official = get_board()
     form = BoardQueryForm(
@@ -38,14 +42,12 @@ def _board_query(request):
     return form, board, tables.sort_rows(rows, form.value("sort"))
 
 
-def leaderboard(request):
+def leaderboard(request: HttpRequest) -> HttpResponse:
     form, board, rows = _board_query(request)
     custom = not is_official(board.weights)
     funnel = board.funnel()
     shown = funnel.set_index("model_id").loc[[r["model_id"] for r in rows]].reset_index()
-    funnel_rows = [
-        {**f, "counts": [int(f[s]) for s in FUNNEL_STAGES]} for f in shown.to_dict("records")
-    ]
+    funnel_rows = [{**f, "counts": [int(f[s]) for s in FUNNEL_STAGES]} for f in records(shown)]
     context = {
         "form": form,
         "rows": rows,
@@ -67,8 +69,8 @@ def leaderboard(request):
     return render(request, "leaderboard/board_leaderboard.html", context)
 
 
-def _export_records(board, rows) -> list[dict]:
-    records = []
+def _export_records(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    exported = []
     for r in rows:
         record = {
             "rank": r["rank"],
@@ -83,19 +85,19 @@ def _export_records(board, rows) -> list[dict]:
         # Published figures (leaderboard.web.rounding), so an export equals the page and the paper.
         record.update({p["phase"]: p["figure"] for p in r["phases"]})
         record.update({c["task"]: c.get("figure") for c in r["cells"]})
-        records.append(record)
-    return records
+        exported.append(record)
+    return exported
 
 
-def leaderboard_export(request, fmt):
+def leaderboard_export(request: HttpRequest, fmt: str) -> HttpResponse:
     _, board, rows = _board_query(request)
-    records = _export_records(board, rows)
+    exported = _export_records(rows)
     if fmt == "csv":
         response = HttpResponse(content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = 'attachment; filename="sysmobench-leaderboard.csv"'
-        columns = list(records[0]) if records else ["rank", "model"]
-        safe = [{key: safe_cell(value) for key, value in r.items()} for r in records]
-        pd.DataFrame(safe, columns=columns).to_csv(response, index=False)
+        columns = list(exported[0]) if exported else ["rank", "model"]
+        safe = [{key: safe_cell(value) for key, value in r.items()} for r in exported]
+        response.write(pd.DataFrame(safe, columns=columns).to_csv(index=False))
         return response
     payload = {
         "weights": dict(zip(PHASES, board.weights, strict=True)),
@@ -114,13 +116,13 @@ def leaderboard_export(request, fmt):
                     if c["submitted"]
                 },
             }
-            for record, r in zip(records, rows, strict=True)
+            for record, r in zip(exported, rows, strict=True)
         ],
     }
     return JsonResponse(payload, json_dumps_params={"indent": 1})
 
 
-def model_detail(request, slug):
+def model_detail(request: HttpRequest, slug: str) -> HttpResponse:
     model = get_object_or_404(ModelUnderTest.objects.visible_to(request.user), slug=slug)
     board = get_board()
     summary = tables.model_summary(board, model.pk)
@@ -148,7 +150,7 @@ def model_detail(request, slug):
     return render(request, "leaderboard/model_detail.html", context)
 
 
-def task_list(request):
+def task_list(request: HttpRequest) -> HttpResponse:
     # An aggregate drops Meta.ordering, hence the explicit order_by.
     tasks = (
         Task.objects.prefetch_related("corpora")
@@ -159,7 +161,7 @@ def task_list(request):
     return render(request, "leaderboard/task_list.html", context)
 
 
-def task_detail(request, slug):
+def task_detail(request: HttpRequest, slug: str) -> HttpResponse:
     task = get_object_or_404(Task, slug=slug)
     runs = Run.objects.visible_to(request.user).for_task(task).for_board_page()
     context = {

@@ -7,6 +7,10 @@ comparison over all tasks), so the compare page stays fast at scale.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
+from django.contrib.auth.models import AnonymousUser, User
 from django.urls import reverse
 
 from leaderboard.models import ActionResult, InvariantResult, PhaseResult, Run, WindowResult
@@ -15,27 +19,29 @@ from leaderboard.runs.drilldown import definitions
 SPLIT_WINDOWS_SHOWN = 25
 
 
-def _side_actions(rows) -> dict:
+def _side_actions(
+    rows: Iterable[tuple[int, str, str, int, int]],
+) -> dict[tuple[int, str], dict[str, tuple[int, int]]]:
     """(run id, phase) -> {action: (passed, total)}."""
-    out: dict = {}
+    out: dict[tuple[int, str], dict[str, tuple[int, int]]] = {}
     for run_id, phase, action, passed, total in rows:
         out.setdefault((run_id, phase), {})[action] = (passed, total)
     return out
 
 
-def load(run_ids: list[int]) -> dict:
+def load(run_ids: list[int]) -> dict[str, Any]:
     """Per-run detail rows for the runs being compared, in five queries."""
     actions = _side_actions(
         ActionResult.objects.filter(
             phase_result__run_id__in=run_ids, phase_result__phase__in=["runtime", "conformance"]
         ).values_list("phase_result__run_id", "phase_result__phase", "action", "passed", "total")
     )
-    windows: dict = {}
+    windows: dict[int, dict[tuple[str, str], tuple[int, str, str]]] = {}
     for run_id, pk, action, trace, window, verdict in WindowResult.objects.filter(
         phase_result__run_id__in=run_ids
     ).values_list("phase_result__run_id", "pk", "action", "trace_id", "window_id", "verdict"):
         windows.setdefault(run_id, {})[(trace, window)] = (pk, action, verdict)
-    invariants: dict = {}
+    invariants: dict[int, dict[str, str]] = {}
     for run_id, name, verdict in InvariantResult.objects.filter(
         phase_result__run_id__in=run_ids
     ).values_list("phase_result__run_id", "name", "verdict"):
@@ -49,7 +55,7 @@ def load(run_ids: list[int]) -> dict:
     return {"actions": actions, "windows": windows, "invariants": invariants, "syntax": syntax}
 
 
-def _rate(pair) -> dict:
+def _rate(pair: tuple[int, int] | None) -> dict[str, Any]:
     if pair is None:
         return {"text": "—", "passed": None, "total": None, "rate": None, "zero": False}
     passed, total = pair
@@ -64,7 +70,9 @@ def _rate(pair) -> dict:
     }
 
 
-def action_rows(a: dict, b: dict) -> list[dict]:
+def action_rows(
+    a: dict[str, tuple[int, int]], b: dict[str, tuple[int, int]]
+) -> list[dict[str, Any]]:
     """One row per action with both sides' window counts, pass rates and zero-tolerance verdict."""
     rows = []
     for name in sorted(set(a) | set(b)):
@@ -75,7 +83,9 @@ def action_rows(a: dict, b: dict) -> list[dict]:
     return rows
 
 
-def split_windows(run_a: int, run_b: int, windows: dict) -> list[dict]:
+def split_windows(
+    run_a: int, run_b: int, windows: dict[int, dict[tuple[str, str], tuple[int, str, str]]]
+) -> list[dict[str, Any]]:
     """Windows one run accepts and the other does not, each with a link to both verdicts."""
     mine, theirs = windows.get(run_a, {}), windows.get(run_b, {})
     out = []
@@ -99,14 +109,14 @@ def split_windows(run_a: int, run_b: int, windows: dict) -> list[dict]:
     return out
 
 
-def _side_by_side(a: dict, b: dict) -> list[dict]:
+def _side_by_side(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any]]:
     return [
         {"name": n, "a": a.get(n), "b": b.get(n), "differs": a.get(n) != b.get(n)}
         for n in sorted(set(a) | set(b))
     ]
 
 
-def run_pair(run_a: int, run_b: int, data: dict) -> dict:
+def run_pair(run_a: int, run_b: int, data: dict[str, Any]) -> dict[str, Any]:
     """The whole side-by-side block for two runs of one task."""
     acts = data["actions"]
     windows = split_windows(run_a, run_b, data["windows"])
@@ -134,11 +144,13 @@ def run_pair(run_a: int, run_b: int, data: dict) -> dict:
     }
 
 
-def has_actions(run_id: int, data: dict) -> bool:
+def has_actions(run_id: int, data: dict[str, Any]) -> bool:
     return bool(data["actions"].get((run_id, "conformance")))
 
 
-def same_window(window: WindowResult, other_pk: str, user) -> WindowResult | None:
+def same_window(
+    window: WindowResult, other_pk: str, user: User | AnonymousUser
+) -> WindowResult | None:
     """The WindowResult `other_pk` when it is the same trace window checked by another run of
     the same task that `user` may see; None otherwise (the page shows the one window only)."""
     if not other_pk.isdigit():

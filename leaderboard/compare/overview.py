@@ -11,15 +11,19 @@ import difflib
 import math
 from dataclasses import dataclass
 from itertools import combinations
+from typing import Any
 
+from django.contrib.auth.models import AnonymousUser, User
 from django.core.cache import cache
+from django.http import QueryDict
 
 from evaluation.pipeline import prescan
-from leaderboard.board.aggregate import PHASE_LABELS, PHASES, get_board
+from leaderboard.board.aggregate import PHASE_LABELS, PHASES, Board, get_board, records
 from leaderboard.compare import detail as compare_detail
 from leaderboard.models import ActionResult, ModelUnderTest, Run
+from leaderboard.querysets import RunQuerySet
 from leaderboard.web.params import parse_id
-from leaderboard.web.rounding import CELL, MEAN, difference, percent, percent_text
+from leaderboard.web.rounding import CELL, MEAN, Score, difference, percent, percent_text
 
 
 @dataclass
@@ -28,10 +32,15 @@ class Side:
     name: str
 
 
-def compare_from_query(query, user) -> dict:
+Visitor = User | AnonymousUser
+# A board cell (leaderboard.board.aggregate.Board.cell), or a run's id and provenance.
+Cell = dict[str, Any]
+
+
+def compare_from_query(query: QueryDict, user: Visitor) -> dict[str, Any]:
     """The compare page's context for `?a=&b=` (models) or `?run_a=&run_b=` (runs), over what
     `user` may see: models compare by their board figures, runs only if visible to `user`."""
-    context = {
+    context: dict[str, Any] = {
         "models": list(ModelUnderTest.objects.visible_to(user).values("slug", "name")),
         "query": {k: query.get(k, "") for k in ("a", "b", "run_a", "run_b")},
         "mode": None,
@@ -46,13 +55,13 @@ def compare_from_query(query, user) -> dict:
     return context
 
 
-def _top_two() -> list[dict]:
+def _top_two() -> list[dict[str, Any]]:
     """The board's first two models: a one-click example on the empty compare page."""
     rows = get_board().rows.head(2)
-    return rows[["slug", "name"]].to_dict("records") if len(rows) == 2 else []
+    return records(rows[["slug", "name"]]) if len(rows) == 2 else []
 
 
-def _compare_models(slug_a: str, slug_b: str, user) -> dict:
+def _compare_models(slug_a: str, slug_b: str, user: Visitor) -> dict[str, Any]:
     if prescan.unstorable(slug_a + slug_b):
         return {"error": "A model slug holds a character no slug has (NUL or a lone surrogate)."}
     models = ModelUnderTest.objects.visible_to(user).filter(slug__in=[slug_a, slug_b])
@@ -63,7 +72,9 @@ def _compare_models(slug_a: str, slug_b: str, user) -> dict:
     a, b = found[slug_a], found[slug_b]
     board = get_board()
     phase_rows = _phase_rows(_model_means(board, a.pk), _model_means(board, b.pk), MEAN)
-    tasks, units, neither = [], [], []
+    tasks: list[dict[str, Any]] = []
+    units: list[tuple[bool, bool]] = []
+    neither = []
     cells = {t["id"]: (board.cell(a.pk, t["id"]), board.cell(b.pk, t["id"])) for t in board.tasks}
     data = compare_detail.load([c["run_id"] for pair in cells.values() for c in pair if c])
     for task in board.tasks:
@@ -105,7 +116,7 @@ def _compare_models(slug_a: str, slug_b: str, user) -> dict:
     }
 
 
-def _compare_runs(id_a: str, id_b: str, user) -> dict:
+def _compare_runs(id_a: str, id_b: str, user: Visitor) -> dict[str, Any]:
     pk_a, pk_b = parse_id(id_a), parse_id(id_b)
     visible = Run.objects.visible_to(user)
     ids = [pk for pk in (pk_a, pk_b) if pk is not None]
@@ -156,13 +167,13 @@ def _compare_runs(id_a: str, id_b: str, user) -> dict:
     }
 
 
-def _partners(run: Run, visible) -> dict:
+def _partners(run: Run, visible: RunQuerySet) -> dict[str, Any]:
     """Other runs of the same task to compare `run` with (of those `visible`), newest first."""
     others = visible.for_task(run.task).exclude(pk=run.pk).select_related("model")
     return {"run": run, "runs": list(others.order_by("-created_at", "-id")[:30])}
 
 
-def spec_diff(text_a: str, text_b: str, id_a: int, id_b: int) -> list[dict]:
+def spec_diff(text_a: str, text_b: str, id_a: int, id_b: int) -> list[dict[str, str]]:
     """A unified diff of two specs as lines with a kind (add, del, hunk, same) for colouring;
     empty when either run has no spec (reported runs)."""
     if not text_a or not text_b:
@@ -174,21 +185,23 @@ def spec_diff(text_a: str, text_b: str, id_a: int, id_b: int) -> list[dict]:
     return [{"text": line, "kind": kinds.get(line[:1], "same")} for line in lines]
 
 
-def _model_means(board, model_id: int) -> dict:
+def _model_means(board: Board, model_id: int) -> dict[str, float | None]:
     match = board.rows[board.rows.model_id == model_id]
     if match.empty:
         return {}
-    row = match.iloc[0].to_dict()
+    row = records(match)[0]
     return {k: _number(row.get(k)) for k in [*PHASES, "overall"]}
 
 
-def _run_scores(run: Run) -> dict:
+def _run_scores(run: Run) -> dict[str, float | None]:
     scores = {p.phase: p.score for p in run.phase_results.all()}
     scores["overall"] = run.overall
     return scores
 
 
-def _phase_rows(a: dict, b: dict, kind: str) -> list[dict]:
+def _phase_rows(
+    a: dict[str, float | None], b: dict[str, float | None], kind: str
+) -> list[dict[str, Any]]:
     """Phase and overall rows; `kind` is MEAN for model means, CELL for two runs' own scores."""
     return [
         {
@@ -203,24 +216,26 @@ def _phase_rows(a: dict, b: dict, kind: str) -> list[dict]:
     ]
 
 
-def _passes(run_id: int, data: dict) -> dict[str, bool]:
+def _passes(run_id: int, data: dict[str, Any]) -> dict[str, bool]:
     """{action: passes under zero tolerance} from the run's conformance phase."""
     rows = data["actions"].get((run_id, "conformance"), {})
     return {action: total > 0 and passed == total for action, (passed, total) in rows.items()}
 
 
-def _detail(grid: dict, cell_a: dict | None, cell_b: dict | None, data: dict) -> dict | None:
+def _detail(
+    grid: dict[str, Any], cell_a: Cell | None, cell_b: Cell | None, data: dict[str, Any]
+) -> dict[str, Any] | None:
     """The side-by-side block when both sides have per-action data, else None (the grid's
     note says why)."""
-    if grid["note"]:
+    if grid["note"] or cell_a is None or cell_b is None:
         return None
     return compare_detail.run_pair(cell_a["run_id"], cell_b["run_id"], data)
 
 
-def _grid(cell_a: dict | None, cell_b: dict | None, data: dict) -> dict:
+def _grid(cell_a: Cell | None, cell_b: Cell | None, data: dict[str, Any]) -> dict[str, Any]:
     """Actions passing in A only / B only / both / neither, or why there is no grid."""
     why = [_no_grid_reason(cell_a, "A", data), _no_grid_reason(cell_b, "B", data)]
-    if any(why):
+    if any(why) or cell_a is None or cell_b is None:
         return {"note": " ".join(w for w in why if w), "units": []}
     passes_a, passes_b = _passes(cell_a["run_id"], data), _passes(cell_b["run_id"], data)
     names = sorted(set(passes_a) | set(passes_b))
@@ -235,7 +250,7 @@ def _grid(cell_a: dict | None, cell_b: dict | None, data: dict) -> dict:
     }
 
 
-def _no_grid_reason(cell: dict | None, side: str, data: dict) -> str:
+def _no_grid_reason(cell: Cell | None, side: str, data: dict[str, Any]) -> str:
     if not cell:
         return f"{side} has no run for this task."
     if cell["provenance"] == Run.Provenance.REPORTED:
@@ -245,7 +260,7 @@ def _no_grid_reason(cell: dict | None, side: str, data: dict) -> str:
     return ""
 
 
-def paired_note(units: list[tuple[bool, bool]]) -> dict:
+def paired_note(units: list[tuple[bool, bool]]) -> dict[str, Any]:
     """How many task×action units differ and in which direction, with an exact sign test."""
     a_better = sum(1 for pa, pb in units if pa and not pb)
     b_better = sum(1 for pa, pb in units if pb and not pa)
@@ -262,11 +277,18 @@ def paired_note(units: list[tuple[bool, bool]]) -> dict:
 def sign_test(k: int, m: int) -> float:
     """Two-sided exact sign (McNemar) test on k vs m discordant pairs."""
     n, low = k + m, min(k, m)
-    tail = sum(math.comb(n, i) for i in range(low + 1)) / 2**n
+    tail: float = sum(math.comb(n, i) for i in range(low + 1)) / 2**n
     return min(1.0, 2 * tail)
 
 
-def _chart(labels, values_a, values_b, name_a, name_b, title) -> dict:
+def _chart(
+    labels: list[str],
+    values_a: list[float | None],
+    values_b: list[float | None],
+    name_a: str,
+    name_b: str,
+    title: str,
+) -> dict[str, Any]:
     """Grouped bars as a plain plotly.js figure (building a plotly.py Figure costs ~50 ms)."""
     return {
         "data": [
@@ -296,34 +318,34 @@ def _chart(labels, values_a, values_b, name_a, name_b, title) -> dict:
     }
 
 
-def _overall(cell: dict | None) -> float | None:
+def _overall(cell: Cell | None) -> float | None:
     return None if not cell else _number(cell.get("overall"))
 
 
-def _number(value) -> float | None:
+def _number(value: Score) -> float | None:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
     return float(value)
 
 
-def _delta(a, b) -> float | None:
+def _delta(a: Score, b: Score) -> float | None:
     """B − A from the unrounded values (a difference of two rounded figures would round twice)."""
     return difference(a, b)
 
 
-def featured(board=None) -> dict | None:
+def featured(board: Board | None = None) -> dict[str, Any] | None:
     """The home page's featured comparison (see _featured), cached with the official board it
     comes from (pass it when the caller has it already)."""
     board = board or get_board()
     key = f"featured:{board.key}"
-    found = cache.get(key)
+    found: dict[str, dict[str, Any] | None] | None = cache.get(key)
     if found is None:
         found = {"featured": _featured(board)}
         cache.set(key, found, 600)
     return found["featured"]
 
 
-def _featured(board) -> dict | None:
+def _featured(board: Board) -> dict[str, Any] | None:
     """The two models with the most tasks where both have verified per-action conformance data
     (board rank breaks ties), with one task's per-action window counts as a preview; None while
     no such pair exists."""
@@ -337,9 +359,11 @@ def _featured(board) -> dict | None:
         .distinct()
     )
     tasks_of: dict[int, dict[int, int]] = {}
-    for cell in verified.itertuples():
-        if int(cell.run_id) in with_actions:
-            tasks_of.setdefault(int(cell.model_id), {})[int(cell.task_id)] = int(cell.run_id)
+    for cell in records(verified):
+        if int(cell["run_id"]) in with_actions:
+            tasks_of.setdefault(int(cell["model_id"]), {})[int(cell["task_id"])] = int(
+                cell["run_id"]
+            )
     rank = dict(zip(board.rows.model_id, board.rows["rank"], strict=True))
     best, best_key = None, None
     for a, b in combinations(sorted(tasks_of, key=lambda m: (rank.get(m, 0), m)), 2):
@@ -350,14 +374,14 @@ def _featured(board) -> dict | None:
     if best is None:
         return None
     a, b, shared = best
-    names = board.rows.set_index("model_id")
+    names = {row["model_id"]: row for row in records(board.rows)}
     task = next(t for t in board.tasks if t["id"] == shared[0])
     run_a, run_b = tasks_of[a][task["id"]], tasks_of[b][task["id"]]
     preview = compare_detail.run_pair(run_a, run_b, compare_detail.load([run_a, run_b]))
     return {
-        "a": names.loc[a, "name"],
-        "b": names.loc[b, "name"],
-        "url": f"?a={names.loc[a, 'slug']}&b={names.loc[b, 'slug']}",
+        "a": names[a]["name"],
+        "b": names[b]["name"],
+        "url": f"?a={names[a]['slug']}&b={names[b]['slug']}",
         "shared_tasks": len(shared),
         "task": task,
         "actions": preview["actions"],

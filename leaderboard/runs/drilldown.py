@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 from django.db.models import Count
 from django.db.models.fields.json import KT
 
 from evaluation.pipeline import NOT_MODELLED, PHASES, lines_in
+from leaderboard.models import PhaseResult, Run, WindowResult
 from leaderboard.runs.plain_words import aux_rule_sentence, label, tlc_value_text, value_text
 
 
-def render_value(value) -> str:
+def render_value(value: object) -> str:
     """A compact, deterministic text form of a JSON state value."""
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)
@@ -60,9 +62,10 @@ def definitions(syntax_details: dict) -> list[dict]:
     return rows
 
 
-def _definition_ok(item: dict) -> bool:
+def _definition_ok(item: dict[str, Any]) -> bool:
     if "verdict" in item:
-        return item["verdict"] == "ok"
+        verdict: object = item["verdict"]
+        return verdict == "ok"
     return bool(item.get("ok", item.get("parsed", False)))
 
 
@@ -105,11 +108,12 @@ def diff_entries(detail: dict) -> list[dict]:
     return entries
 
 
-def _closest_successor(detail: dict) -> dict | None:
+def _closest_successor(detail: dict[str, Any]) -> dict[str, Any] | None:
     for key in ("closest", "successors"):
         found = detail.get(key)
         if isinstance(found, list) and found and isinstance(found[0], dict):
-            return found[0]
+            closest: dict[str, Any] = found[0]
+            return closest
     return None
 
 
@@ -118,10 +122,10 @@ def differing_variables(detail: dict) -> set[str]:
     return {entry["variable"] for entry in diff_entries(detail)}
 
 
-def window_rows(window) -> list[dict]:
+def window_rows(window: WindowResult) -> list[dict[str, Any]]:
     """One row per schema variable: pre, post (trace), what the spec allows, and if it differs."""
     # An accepted window has nothing the spec allows "instead": no diff is shown for it.
-    detail = {} if window.verdict == "pass" else window.detail
+    detail: dict[str, Any] = {} if window.verdict == "pass" else window.detail
     entries = diff_entries(detail)
     differing = {entry["variable"] for entry in entries}
     successor = (_closest_successor(detail or {}) or {}).get("successor") or {}
@@ -156,13 +160,15 @@ def _entry_text(entry: dict) -> str:
     return prefix + render_value(entry["spec"])
 
 
-def counterexample_table(states: list) -> dict:
+def counterexample_table(states: list[Any]) -> dict[str, Any]:
     """A counterexample as columns (variables) x rows (states); changed cells are marked.
 
     States are the invariant phase's `{step, action, vars: {var: TLA+ text}}` (a lasso's last
     entry has `back_to` instead of `vars`); a plain `{var: value}` dict is accepted too.
     """
-    rows, columns, previous = [], [], {}
+    rows: list[dict[str, Any]] = []
+    columns: list[str] = []
+    previous: dict[str, Any] = {}
     for index, state in enumerate(states or [], start=1):
         state = state if isinstance(state, dict) else {}
         structured = any(key in state for key in ("vars", "step", "action"))
@@ -188,13 +194,13 @@ def counterexample_table(states: list) -> dict:
     return {"columns": columns, "rows": rows}
 
 
-def _state_text(value) -> str:
+def _state_text(value: object) -> str:
     # TLC prints counterexample values in TLA+ (`0 :> "idle" @@ ...`); windows are JSON-like, so
     # the page shows both in the windows' notation.
     return tlc_value_text(value)
 
 
-def phase_note(result) -> str:
+def phase_note(result: PhaseResult | None) -> str:
     """Why a phase ended as it did (skipped, error, n/a), from its details; "" when it just ran."""
     if result is None:
         return ""
@@ -211,7 +217,9 @@ UNDECIDED_SHOWN_PER_HINT = 20
 FAILING_VERDICTS = ("fail", "error")
 
 
-def run_page(run, expand_action: str | None = None, all_undecided: bool = False) -> dict:
+def run_page(
+    run: Run, expand_action: str | None = None, all_undecided: bool = False
+) -> dict[str, Any]:
     """Everything the run page shows, read with a fixed number of queries."""
     results = {p.phase: p for p in run.phase_results.prefetch_related("action_results")}
     syntax_details = results["syntax"].details if "syntax" in results else {}
@@ -257,7 +265,7 @@ def run_page(run, expand_action: str | None = None, all_undecided: bool = False)
     }
 
 
-def verdict_counts(result) -> dict[str, dict[str, int]]:
+def verdict_counts(result: PhaseResult | None) -> dict[str, dict[str, int]]:
     """action -> verdict -> number of the phase's windows (one grouped query)."""
     if result is None:
         return {}
@@ -273,7 +281,7 @@ def verdict_counts(result) -> dict[str, dict[str, int]]:
     return counts
 
 
-def window_totals(counts: dict) -> dict:
+def window_totals(counts: dict[str, dict[str, int]]) -> dict[str, int]:
     """The scorecard's summary: windows checked, accepted, failed and undecided."""
     by_verdict: dict[str, int] = {}
     for per_action in counts.values():
@@ -289,7 +297,9 @@ def window_totals(counts: dict) -> dict:
     }
 
 
-def failing_windows(result, counts: dict, expand_action: str | None) -> dict:
+def failing_windows(
+    result: PhaseResult | None, counts: dict[str, dict[str, int]], expand_action: str | None
+) -> dict[str, dict[str, Any]]:
     """Per action, its failed (or erroneous) windows with their tables, capped unless expanded."""
     if result is None:
         return {}
@@ -309,7 +319,7 @@ def failing_windows(result, counts: dict, expand_action: str | None) -> dict:
     return failing
 
 
-def undecided_groups(result, show_all: bool = False) -> list[dict]:
+def undecided_groups(result: PhaseResult | None, show_all: bool = False) -> list[dict[str, Any]]:
     """Undecided windows grouped by how to resolve them (the scorer's hint), largest first.
 
     Every window of a kind has the same fix (a state mapping for the same spec variables), so
@@ -323,7 +333,7 @@ def undecided_groups(result, show_all: bool = False) -> list[dict]:
         .annotate(hint=KT("detail__hint"))
         .values("pk", "window_id", "action", "actor", "trace_id", "hint", "reason")
     )
-    groups: dict[str, dict] = {}
+    groups: dict[str, dict[str, Any]] = {}
     for row in rows:
         key = row["hint"] or row["reason"]
         group = groups.setdefault(
@@ -341,7 +351,11 @@ def undecided_groups(result, show_all: bool = False) -> list[dict]:
     return out
 
 
-def scorecard_rows(result, counts: dict, failing: dict) -> list[dict]:
+def scorecard_rows(
+    result: PhaseResult | None,
+    counts: dict[str, dict[str, int]],
+    failing: dict[str, dict[str, Any]],
+) -> list[dict[str, Any]]:
     """The P3 scorecard: per action, windows accepted, failed and undecided apart."""
     rows = _action_rows(result)
     for row in rows:
@@ -354,7 +368,7 @@ def scorecard_rows(result, counts: dict, failing: dict) -> list[dict]:
     return rows
 
 
-def invariant_rows(result) -> list[dict]:
+def invariant_rows(result: PhaseResult | None) -> list[dict[str, Any]]:
     """P4 rows with their counterexample tables; invariants over invented state are marked."""
     if result is None:
         return []
@@ -368,20 +382,20 @@ def invariant_rows(result) -> list[dict]:
     ]
 
 
-def not_modelled_variables(result) -> list[tuple[str, str]]:
+def not_modelled_variables(result: PhaseResult | None) -> list[tuple[str, str]]:
     """Schema variables the adapter maps to an expression over no spec variable (P4 details)."""
     found = ((result.details or {}).get("not_modelled") if result is not None else None) or {}
     return sorted(found.items()) if isinstance(found, dict) else [(str(v), "") for v in found]
 
 
-def custom_adapter(run) -> bool:
+def custom_adapter(run: Run) -> bool:
     """Scored through a mapping of the submitter's (an adapter, or a cfg that completed one)."""
     return (
         bool((run.adapter_text or "").strip()) or (run.fingerprint or {}).get("adapter") == "custom"
     )
 
 
-def tlc_config(run) -> dict | None:
+def tlc_config(run: Run) -> dict[str, Any] | None:
     """The submitter's TLC cfg, line by line, with what the scorer ignored and why.
 
     The entries ignored come from the fingerprint (`cfg_ignored`), so they are known once the
@@ -399,7 +413,7 @@ def tlc_config(run) -> dict | None:
         ),
         key=lambda i: (i["line"] is None, i["line"] or 0),
     )
-    by_line: dict[int, list[dict]] = {}
+    by_line: dict[int, list[dict[str, Any]]] = {}
     for item in ignored:
         if item["line"]:
             by_line.setdefault(int(item["line"]), []).append(item)
@@ -410,7 +424,7 @@ def tlc_config(run) -> dict | None:
     return {"lines": lines, "ignored": ignored, "scored": "cfg_ignored" in fingerprint}
 
 
-def _conformance_notes(result) -> dict:
+def _conformance_notes(result: PhaseResult | None) -> dict[str, Any]:
     """The pooled pass rate and the auxiliary-state rule, shown beside the P3 score."""
     details = (result.details or {}) if result is not None else {}
     aux = details.get("auxiliary_state") or {}
@@ -421,7 +435,7 @@ def _conformance_notes(result) -> dict:
     }
 
 
-def _action_rows(phase_result) -> list[dict]:
+def _action_rows(phase_result: PhaseResult | None) -> list[dict[str, Any]]:
     if phase_result is None:
         return []
     rows = []
@@ -450,13 +464,13 @@ def _action_rows(phase_result) -> list[dict]:
 RUNTIME_COUNTS = {"generated": "states generated", "distinct": "distinct states"}
 
 
-def _error_text(error) -> str:
+def _error_text(error: object) -> str:
     if isinstance(error, dict):
         return str(error.get("message") or "")
     return str(error or "")
 
 
-def specificity_text(value) -> str:
+def specificity_text(value: object) -> str:
     """'3 of 40 negative windows wrongly accepted' from the conformance phase's detail."""
     if not value:
         return ""

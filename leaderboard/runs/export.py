@@ -7,10 +7,14 @@ fingerprint, so a downloaded run can be re-checked without the site.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from typing import Any
 
+from django.db.models import QuerySet
 from django.urls import reverse
 
 from evaluation.pipeline import PHASES
+from leaderboard.models import PhaseResult, Run
 from leaderboard.web.rounding import figure
 
 CSV_COLUMNS = [
@@ -30,13 +34,13 @@ CSV_COLUMNS = [
 ]
 
 
-def _phases(run):
+def _phases(run: Run) -> QuerySet[PhaseResult]:
     return run.phase_results.prefetch_related(
         "action_results", "window_results", "invariant_results"
     )
 
 
-def run_summary(run, queue_position: int | None = None) -> dict:
+def run_summary(run: Run, queue_position: int | None = None) -> dict[str, Any]:
     """What the status endpoint and the API need to follow a run while it is scored."""
     phases = {p.phase: p for p in run.phase_results.all()}
     return {
@@ -59,7 +63,7 @@ def run_summary(run, queue_position: int | None = None) -> dict:
     }
 
 
-def run_as_dict(run) -> dict:
+def run_as_dict(run: Run) -> dict[str, Any]:
     """The whole run: metadata, fingerprint, spec, adapter and every result row."""
     reported = run.provenance == "reported"
     return {
@@ -87,7 +91,7 @@ def run_as_dict(run) -> dict:
     }
 
 
-def _phase_dict(p) -> dict:
+def _phase_dict(p: PhaseResult) -> dict[str, Any]:
     return {
         "phase": p.phase,
         "status": p.status,
@@ -128,7 +132,7 @@ def _phase_dict(p) -> dict:
     }
 
 
-def run_csv_rows(run):
+def run_csv_rows(run: Run) -> Iterator[list[object]]:
     """Flat rows in CSV_COLUMNS order: one per phase, action, window and invariant."""
     for p in _phases(run):
         yield _row(run, "phase", p.phase, name=p.phase, status=p.status, score=figure(p.score))
@@ -149,10 +153,10 @@ def run_csv_rows(run):
             )  # fmt: skip
 
 
-def _row(run, row: str, phase: str, **fields) -> list:
+def _row(run: Run, row: str, phase: str, **fields: object) -> list[object]:
     values = {"run_id": run.pk, "row": row, "phase": phase, **fields}
     return ["" if values.get(c) is None else values.get(c, "") for c in CSV_COLUMNS]
 
 
-def _compact(value) -> str:
+def _compact(value: object) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":")) if value else ""

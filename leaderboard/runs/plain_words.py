@@ -64,7 +64,7 @@ def tool_version(banner: str) -> str:
     return f"{tool} {version}" + (f" ({year_text})" if year_text else "")
 
 
-def value_text(key: str, value) -> str:
+def value_text(key: str, value: object) -> str:
     """A fingerprint value in words: versions shortened, lists joined, hashes cut."""
     if key in ("tlc_version", "sany_version", "java_version") and isinstance(value, str):
         return tool_version(value)
@@ -90,7 +90,7 @@ AUX_RULES = {
 }
 
 
-def aux_rule_sentence(aux) -> str:
+def aux_rule_sentence(aux: object) -> str:
     """The auxiliary-state rule used for a run, in one sentence ("" when not recorded)."""
     if not aux:
         return ""
@@ -104,10 +104,10 @@ def aux_rule_sentence(aux) -> str:
         rule = {"1": "pinned", "2": "typeok", "3": "explored"}.get(
             number.group(1) if number else ""
         )
-    return AUX_RULES.get(rule, text)
+    return AUX_RULES.get(rule or "", text)
 
 
-def _json_like(value):
+def _json_like(value: object) -> object:
     if isinstance(value, ModelValue):
         return value.name
     if isinstance(value, TlaSet):
@@ -119,7 +119,7 @@ def _json_like(value):
     return value
 
 
-def tlc_value_text(text: str) -> str:
+def tlc_value_text(text: object) -> str:
     """A TLC value (`(0 :> "idle" @@ 1 :> "locked")`) in the windows' JSON-like notation
     (`{"0": "idle", "1": "locked"}`); text TLC printed that the reader cannot parse stays as is."""
     if not isinstance(text, str):

@@ -8,7 +8,7 @@ import csv
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
@@ -18,9 +18,10 @@ from leaderboard.runs import drilldown
 from leaderboard.runs.export import CSV_COLUMNS, run_as_dict, run_csv_rows, run_summary
 from leaderboard.scoring.queueing import queue_position
 from leaderboard.web.csv_safe import safe_row
+from leaderboard.web.requests import AuthenticatedRequest
 
 
-def _run(request, pk: int) -> Run:
+def _run(request: HttpRequest, pk: int) -> Run:
     runs = Run.objects.visible_to(request.user).select_related("model", "task", "submitter")
     return get_object_or_404(runs, pk=pk)
 
@@ -30,7 +31,7 @@ def _position(run: Run) -> int | None:
 
 
 @require_GET
-def run_detail(request, pk: int):
+def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
     run = _run(request, pk)
     context = drilldown.run_page(
         run,
@@ -44,7 +45,7 @@ def run_detail(request, pk: int):
 
 @require_POST
 @login_required
-def run_publish(request, pk: int):
+def run_publish(request: AuthenticatedRequest, pk: int) -> HttpResponse:
     run = get_object_or_404(Run.objects.owned_by(request.user), pk=pk)
     try:
         run.publish(by=request.user)
@@ -60,7 +61,7 @@ def run_publish(request, pk: int):
 
 
 @require_GET
-def window_detail(request, pk: int, window_pk: int):
+def window_detail(request: HttpRequest, pk: int, window_pk: int) -> HttpResponse:
     run = _run(request, pk)
     window = get_object_or_404(WindowResult, pk=window_pk, phase_result__run=run)
     context = {"run": run, "window": window, "rows": drilldown.window_rows(window)}
@@ -72,20 +73,20 @@ def window_detail(request, pk: int, window_pk: int):
 
 
 @require_GET
-def run_status(request, pk: int):
+def run_status(request: HttpRequest, pk: int) -> HttpResponse:
     run = _run(request, pk)
     return JsonResponse(run_summary(run, _position(run)))
 
 
 @require_GET
-def run_export_json(request, pk: int):
+def run_export_json(request: HttpRequest, pk: int) -> HttpResponse:
     response = JsonResponse(run_as_dict(_run(request, pk)), json_dumps_params={"indent": 1})
     response["Content-Disposition"] = f'attachment; filename="run-{pk}.json"'
     return response
 
 
 @require_GET
-def run_export_csv(request, pk: int):
+def run_export_csv(request: HttpRequest, pk: int) -> HttpResponse:
     run = _run(request, pk)
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="run-{pk}.csv"'

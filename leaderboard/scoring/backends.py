@@ -11,10 +11,14 @@ Both call `on_phase(outcome)` as each phase finishes and return the same `ScoreR
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from django.conf import settings
 
 from evaluation.backends import container
-from evaluation.pipeline import ScoreReport, score_spec
+from evaluation.inputs.contracts import Adapter, Contract
+from evaluation.pipeline import PhaseOutcome, ScoreReport, score_spec
 from leaderboard.models import Run
 
 # The docker backend could not score the run (engine down, image missing, deadline, memory);
@@ -33,7 +37,13 @@ def container_settings() -> container.ContainerSettings:
     )
 
 
-def score_run(run, contract, adapter, windows, on_phase) -> ScoreReport:
+def score_run(
+    run: Run,
+    contract: Contract,
+    adapter: Adapter,
+    windows: list[dict[str, Any]],
+    on_phase: Callable[[PhaseOutcome], None],
+) -> ScoreReport:
     if settings.SCORER_BACKEND == "docker":
         return container.score_in_container(
             run.spec_text,
@@ -57,7 +67,7 @@ def score_run(run, contract, adapter, windows, on_phase) -> ScoreReport:
     return report
 
 
-def run_label(run) -> str:
+def run_label(run: Run) -> str:
     """`<run pk>.<attempt>`: the container of one attempt (a re-queued run gets a new one)."""
     return f"{run.pk}.{run.attempts}"
 

@@ -19,18 +19,25 @@ from __future__ import annotations
 import logging
 import os
 import socket
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import timedelta
+from typing import Any, TypeVar
 
 from django.conf import settings
-from django.db import transaction
+from django.db import models, transaction
 from django.db.models import F, Value
 from django.db.models.functions import Concat
 from django.utils import timezone
 from rq import get_current_job
 from rq.timeouts import JobTimeoutException
 
-from evaluation.inputs.contracts import ContractError, load_contract, parse_adapter
+from evaluation.inputs.contracts import (
+    Adapter,
+    Contract,
+    ContractError,
+    load_contract,
+    parse_adapter,
+)
 from evaluation.pipeline import PhaseCrashed, PhaseOutcome
 from leaderboard.models import (
     ActionResult,
@@ -111,10 +118,13 @@ def _score(run: Run) -> str:
     except Exception as exc:
         log.exception("run %s: internal error", run.pk)
         return _fail(run, f"internal error while scoring ({type(exc).__name__}: {exc}).")
-    if not run.finish(report.overall, report.fingerprint):
+    overall = report.overall
+    if overall is None:  # only a pipeline told to skip phases leaves it unset; score_run does not
+        return _fail(run, "internal error while scoring (no overall score).")
+    if not run.finish(overall, report.fingerprint):
         raise AttemptLost(run.pk, run.attempts)
-    append_log(run, f"finished: overall {report.overall:.3f}")
-    log.info("run %s: finished, overall %.3f", run.pk, report.overall)
+    append_log(run, f"finished: overall {overall:.3f}")
+    log.info("run %s: finished, overall %.3f", run.pk, overall)
     return Run.Status.FINISHED
 
 
@@ -137,7 +147,7 @@ def _worker_label() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def _load_inputs(run: Run):
+def _load_inputs(run: Run) -> tuple[Contract, Adapter, list[dict[str, Any]]]:
     try:
         contract = load_contract(run.task.slug, settings.TASKS_DATA_DIR)
     except ContractError as exc:
@@ -149,7 +159,7 @@ def _load_inputs(run: Run):
     return contract, adapter, _windows(run, contract)
 
 
-def _windows(run: Run, contract) -> list[dict]:
+def _windows(run: Run, contract: Contract) -> list[dict[str, Any]]:
     """The canonical windows of the task's newest trace corpus (none for a task without traces)."""
     if not contract.has_traces:
         return []
@@ -199,7 +209,7 @@ def save_phase(run: Run, outcome: PhaseOutcome) -> PhaseResult:
 
 
 # The outcome fields (evaluation/results.py) copied, under the same names, into each row model.
-_ROW_FIELDS = {
+_ROW_FIELDS: dict[type[models.Model], tuple[str, ...]] = {
     ActionResult: ("action", "passed", "total", "detail"),
     WindowResult: (
         "action",
@@ -217,6 +227,11 @@ _ROW_FIELDS = {
 }
 
 
-def _rows(model, result: PhaseResult, items) -> Iterator:
+RowModel = TypeVar("RowModel", ActionResult, WindowResult, InvariantResult)
+
+
+def _rows(
+    model: type[RowModel], result: PhaseResult, items: Iterable[object]
+) -> Iterator[RowModel]:
     fields = _ROW_FIELDS[model]
     return (model(phase_result=result, **{f: getattr(i, f) for f in fields}) for i in items)

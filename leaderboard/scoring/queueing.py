@@ -35,13 +35,13 @@ def job_id(run_id: int, attempt: int) -> str:
     return f"run-{run_id}-{attempt}"
 
 
-def redis_connection():
+def redis_connection() -> Redis:
     return django_rq.get_connection(QUEUE_NAME)
 
 
 def redis_answers() -> bool:
     """A quick PING with a short socket timeout, so a missing Redis costs half a second."""
-    url = settings.RQ_QUEUES[QUEUE_NAME]["URL"]
+    url: str = settings.RQ_QUEUES[QUEUE_NAME]["URL"]
     try:
         client = Redis.from_url(
             url, socket_timeout=PING_TIMEOUT_SECONDS, socket_connect_timeout=PING_TIMEOUT_SECONDS
@@ -54,7 +54,7 @@ def redis_answers() -> bool:
         return False
 
 
-def enqueue_run(run) -> None:
+def enqueue_run(run: Run) -> None:
     """Queue `run` for scoring once the current transaction commits (immediately outside one)."""
     run_id, attempt = run.pk, run.attempts + 1
     transaction.on_commit(lambda: _dispatch(run_id, attempt))
@@ -80,7 +80,7 @@ def _run_inline(run_id: int) -> None:
         connection.close()
 
 
-def queue_position(run) -> int | None:
+def queue_position(run: Run) -> int | None:
     """1 for the next run a worker will take; None when the run is not waiting."""
     if run.status != Run.Status.QUEUED:
         return None

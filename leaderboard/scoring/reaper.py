@@ -12,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
 from django.utils import timezone
+from redis import Redis
 from rq.exceptions import NoSuchJobError
 from rq.job import Job
 from rq.worker import Worker
@@ -61,13 +62,13 @@ def reap_stale_runs(now: datetime | None = None) -> dict[str, list[int]]:
     return outcome
 
 
-def _redis_or_none():
+def _redis_or_none() -> Redis | None:
     if settings.RQ_FORCE_INLINE or not queueing.redis_answers():
         return None
     return queueing.redis_connection()
 
 
-def _job_or_none(redis, run: Run) -> Job | None:
+def _job_or_none(redis: Redis | None, run: Run) -> Job | None:
     if redis is None:
         return None
     try:
@@ -116,7 +117,7 @@ def _stop_attempt(run: Run, job: Job | None) -> None:
         append_log(run, f"stopped attempt {run.attempts} (pid {scorer['pid']}) before re-queueing")
 
 
-def _reenqueue_lost(redis, now: datetime) -> list[int]:
+def _reenqueue_lost(redis: Redis, now: datetime) -> list[int]:
     """QUEUED runs older than a minute with no rq job behind them get their job back."""
     lost = []
     for run in Run.objects.queued().filter(created_at__lt=now - timedelta(minutes=1)):

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.core.validators import ProhibitNullCharactersValidator
+from django.db.models import Model
+from django.http import QueryDict
 from django.utils.text import slugify
 
 from evaluation.pipeline import prescan
@@ -16,7 +21,7 @@ class SafeModelChoiceField(forms.ModelChoiceField):
     """A choice by slug that refuses text no database query can carry (NUL, lone surrogates)
     before it reaches the query, as an ordinary invalid choice."""
 
-    def to_python(self, value):
+    def to_python(self, value: Any) -> Model | None:
         if isinstance(value, str) and prescan.unstorable(value):
             raise forms.ValidationError(
                 self.error_messages["invalid_choice"], code="invalid_choice"
@@ -77,18 +82,21 @@ class SubmitForm(forms.Form):
         "Your TLC .cfg (optional: constants, model values, SPECIFICATION)", rows=4
     )
 
-    def __init__(self, *args, user, **kwargs):
+    def __init__(self, *args: Any, user: User, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.user = user
         # Only the submitter's own models are choices, so another account's slug is refused.
-        self.fields["model"].queryset = ModelUnderTest.objects.submittable_by(user)
+        model = self.fields["model"]
+        assert isinstance(model, forms.ModelChoiceField)  # declared above
+        model.queryset = ModelUnderTest.objects.submittable_by(user)
         slugs = ", ".join(Task.objects.order_by("position", "slug").values_list("slug", flat=True))
         self.fields["task"].error_messages["invalid_choice"] = (
             f"Unknown task: choose one of {slugs}."
         )
 
-    def clean(self):
-        data = super().clean()
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        data = self.cleaned_data
         self._clean_model(data)
         spec, spec_field = self._spec_input(data)
         adapter = self._adapter_input(data)
@@ -98,8 +106,9 @@ class SubmitForm(forms.Form):
         result = lint_upload(spec, data["task"], adapter, cfg)
         if result.spec_text and spec_field == "spec_file":
             # Keep the upload on screen so a failed lint never costs the submitter their text.
-            self.data = self.data.copy()
-            self.data["spec_text"] = result.spec_text
+            shown = self.data.copy() if isinstance(self.data, QueryDict) else dict(self.data)
+            shown["spec_text"] = result.spec_text
+            self.data = shown
         for key, messages in result.errors.items():
             target = {"spec": spec_field, "adapter": "adapter_text", "cfg": "cfg_text"}.get(
                 key, key
@@ -109,7 +118,7 @@ class SubmitForm(forms.Form):
         data["spec"], data["adapter"], data["cfg"] = result.spec_text, adapter, cfg
         return data
 
-    def _clean_model(self, data) -> None:
+    def _clean_model(self, data: dict[str, Any]) -> None:
         if data.get("model"):
             return
         name = (data.get("new_model_name") or "").strip()
@@ -129,7 +138,7 @@ class SubmitForm(forms.Form):
                 "name, or ask a maintainer to hand it over to you.",
             )
 
-    def _spec_input(self, data) -> tuple[bytes | str | None, str]:
+    def _spec_input(self, data: dict[str, Any]) -> tuple[bytes | str | None, str]:
         upload = data.get("spec_file")
         if upload:
             if upload.size > settings.UPLOAD_MAX_BYTES:
@@ -142,7 +151,7 @@ class SubmitForm(forms.Form):
         self.add_error("spec_text", "Upload a .tla file or paste the spec.")
         return None, "spec_text"
 
-    def _adapter_input(self, data) -> str:
+    def _adapter_input(self, data: dict[str, Any]) -> str:
         upload = data.get("adapter_file")
         if not upload:
             return (data.get("adapter_text") or "").replace("\r\n", "\n")
@@ -150,12 +159,13 @@ class SubmitForm(forms.Form):
             self.add_error("adapter_file", too_big("The adapter", upload.size))
             return ""
         try:
-            return upload.read().decode("utf-8")
+            text: str = upload.read().decode("utf-8")
+            return text
         except UnicodeDecodeError:
             self.add_error("adapter_file", "The adapter is not UTF-8 text.")
             return ""
 
-    def save(self, submitter) -> Run:
+    def save(self, submitter: User) -> Run:
         """The queued private run (and the new model of `submitter`, if one was described);
         call only when valid, through leaderboard.submit.submissions.submit (quotas)."""
         data = self.cleaned_data
@@ -179,7 +189,7 @@ class SubmitForm(forms.Form):
         )
 
     @classmethod
-    def initial_from(cls, run: Run | None, user) -> dict:
+    def initial_from(cls, run: Run | None, user: User) -> dict[str, Any]:
         """Prefill for resubmitting `run` (same task, spec and adapter; same model if it is
         one of `user`'s). The caller must have checked that `user` may read `run`."""
         if run is None:

@@ -16,6 +16,7 @@ from django.conf import settings
 
 from evaluation import pipeline
 from evaluation.inputs.contracts import ContractError, load_contract
+from leaderboard.models import Task
 from leaderboard.submit.lint_slots import lint_slot
 
 
@@ -32,7 +33,9 @@ class LintResult:
         return not self.errors
 
 
-def lint_upload(spec: bytes | str, task, adapter_text: str = "", cfg_text: str = "") -> LintResult:
+def lint_upload(
+    spec: bytes | str, task: Task, adapter_text: str = "", cfg_text: str = ""
+) -> LintResult:
     """Lint a spec (and optional adapter and TLC cfg) for `task`; errors are keyed "task",
     "spec", "adapter", "cfg".
 

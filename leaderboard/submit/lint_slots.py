@@ -10,6 +10,7 @@ from __future__ import annotations
 import fcntl
 import os
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -30,7 +31,7 @@ def busy(retry_after: int) -> Limited:
 
 
 @contextmanager
-def lint_slot():
+def lint_slot() -> Iterator[None]:
     """Hold one slot for the block; wait up to LINT_SLOT_WAIT_SECONDS, else raise Limited."""
     directory = Path(settings.LINT_SLOT_DIR)
     directory.mkdir(parents=True, exist_ok=True)

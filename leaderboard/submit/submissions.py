@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import math
 from datetime import timedelta
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from leaderboard.models import Run
 from leaderboard.scoring.queueing import enqueue_run
+from leaderboard.submit.forms import SubmitForm
 from leaderboard.web.ratelimit import Limited
 
 DAY = timedelta(days=1)
@@ -25,7 +28,7 @@ DAY = timedelta(days=1)
 QUEUE_RETRY_SECONDS = 60
 
 
-def check_quota(user) -> None:
+def check_quota(user: User) -> None:
     """Raise Limited when `user` may not queue another run now."""
     mine = Run.objects.owned_by(user)
     queued_limit = settings.QUOTA_QUEUED_RUNS_PER_USER
@@ -54,7 +57,7 @@ def check_quota(user) -> None:
         )
 
 
-def quota_status(user) -> dict:
+def quota_status(user: User) -> dict[str, Any]:
     """What the account page shows: runs in flight and in the last day, against the limits."""
     mine = Run.objects.owned_by(user)
     return {
@@ -65,7 +68,7 @@ def quota_status(user) -> dict:
     }
 
 
-def submit(form, user) -> Run | None:
+def submit(form: SubmitForm, user: User) -> Run | None:
     """Create and queue the run of a valid SubmitForm for `user`, within the quotas.
 
     Raises Limited (nothing saved) when a quota is full. Returns None, with the error added to

@@ -1,6 +1,7 @@
 """The upload page: the form for signed-in users, the how-to for everyone else."""
 
 from django.contrib.auth.views import redirect_to_login
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
 from leaderboard.models import Run
@@ -11,7 +12,7 @@ from leaderboard.web.ratelimit import Limited, limit_posts, too_many_requests
 
 
 @limit_posts("upload", "RATE_LIMIT_UPLOADS_PER_IP")
-def submit(request):
+def submit(request: HttpRequest) -> HttpResponse:
     if not request.user.is_authenticated:
         if request.method == "POST":
             return redirect_to_login(request.get_full_path())

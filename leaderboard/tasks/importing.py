@@ -13,8 +13,9 @@ from pathlib import Path
 from django.db import transaction
 from django.utils import timezone
 
-from evaluation.inputs.contracts import Contract, load_all_contracts
+from evaluation.inputs.contracts import Contract, Traces, load_all_contracts
 from evaluation.windows import (
+    CutResult,
     WindowFormatError,
     cut_with_summary,
     cutter_version,
@@ -39,7 +40,7 @@ class TaskImport:
     error: str = ""
 
 
-def task_fields(contract: Contract) -> dict:
+def task_fields(contract: Contract) -> dict[str, object]:
     return {
         "name": contract.name,
         "system": contract.system,
@@ -69,9 +70,10 @@ def sync_task(contract: Contract) -> tuple[Task, str]:
     return task, "updated" if changed else "unchanged"
 
 
-def corpus_version(contract: Contract, files: list[Path], data_dir: Path) -> str:
-    digest = hashlib.sha256(cutter_version(contract.traces.format).encode())
-    base = trace_base(contract, data_dir).resolve()
+def corpus_version(trace_format: str, files: list[Path], base: Path) -> str:
+    """The cutter's version, then each file's path under `base` and its bytes."""
+    digest = hashlib.sha256(cutter_version(trace_format).encode())
+    base = base.resolve()
     for path in files:
         digest.update(b"\0" + str(path.resolve().relative_to(base)).encode() + b"\0")
         digest.update(path.read_bytes())
@@ -80,10 +82,12 @@ def corpus_version(contract: Contract, files: list[Path], data_dir: Path) -> str
 
 def import_corpus(task: Task, contract: Contract, data_dir: Path) -> TaskImport:
     report = TaskImport(slug=contract.slug, task_status="", corpus_status=NO_TRACE_DATA)
-    if not contract.has_traces:
+    traces = contract.traces
+    if traces is None:
         report.no_traces_reason = contract.no_traces_reason
         return report
-    version = corpus_version(contract, trace_files(contract, data_dir), data_dir)
+    files = trace_files(contract, data_dir)
+    version = corpus_version(traces.format, files, trace_base(contract, data_dir))
     report.version = version
     existing = TraceCorpus.objects.filter(task=task, version=version).first()
     if existing is not None and existing.window_count == 0:
@@ -97,12 +101,12 @@ def import_corpus(task: Task, contract: Contract, data_dir: Path) -> TaskImport:
         return report
     cut = cut_with_summary(contract, data_dir)
     if not cut.windows:
-        raise WindowFormatError(_no_windows_reason(contract, cut))
+        raise WindowFormatError(_no_windows_reason(contract.slug, traces, cut))
     with transaction.atomic():
         corpus = TraceCorpus.objects.create(
             task=task,
             version=version,
-            source=", ".join(contract.traces.paths),
+            source=", ".join(traces.paths),
             window_count=len(cut.windows),
             counts_by_action=dict(sorted(cut.actions.items())),
         )
@@ -116,10 +120,10 @@ def import_corpus(task: Task, contract: Contract, data_dir: Path) -> TaskImport:
     return report
 
 
-def _no_windows_reason(contract: Contract, cut) -> str:
+def _no_windows_reason(slug: str, traces: Traces, cut: CutResult) -> str:
     """Why a contract that names traces got no window: a task whose conformance phase would
     silently become n/a (and hand its weight to the other phases) must not import."""
-    where = f"{contract.slug}: the contract names traces ({', '.join(contract.traces.paths)})"
+    where = f"{slug}: the contract names traces ({', '.join(traces.paths)})"
     if cut.unmapped:
         events = ", ".join(f"{e} ({n})" for e, n in sorted(cut.unmapped.items()))
         return (

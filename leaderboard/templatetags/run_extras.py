@@ -4,15 +4,15 @@ import re
 
 from django import template
 from django.utils.html import escape
-from django.utils.safestring import mark_safe
+from django.utils.safestring import SafeString, mark_safe
 
-from leaderboard.web.rounding import MEAN, percent_text
+from leaderboard.web.rounding import MEAN, Score, percent_text
 
 register = template.Library()
 
 
 @register.filter
-def pct(value, digits=1):
+def pct(value: Score, digits: int | str = 1) -> str:
     """A per-task figure (a run's overall or phase score) ×100: 0.7374999 -> "73.7"; None -> an
     em dash. One decimal follows leaderboard.web.rounding, so a run page and the board agree."""
     if value in (None, "") or value != value:
@@ -23,7 +23,7 @@ def pct(value, digits=1):
 
 
 @register.filter
-def pct_mean(value):
+def pct_mean(value: Score) -> str:
     """A mean over tasks ×100, rounded as the paper's summary table (leaderboard.web.rounding)."""
     if value in (None, "") or value != value:
         return "—"
@@ -31,7 +31,7 @@ def pct_mean(value):
 
 
 @register.filter
-def signed_pct(value):
+def signed_pct(value: Score) -> str:
     """A delta ×100 with its sign: +12.5, -3.0, 0.0; None -> an em dash."""
     if value in (None, "") or value != value:
         return "—"
@@ -41,13 +41,14 @@ def signed_pct(value):
 
 
 @register.filter
-def seconds(value):
-    if value in (None, ""):
+def seconds(value: float | str | None) -> str:
+    if value is None or value == "":
         return "—"
-    return f"{float(value):.1f} s" if value < 600 else f"{float(value) / 60:.1f} min"
+    number = float(value)
+    return f"{number:.1f} s" if number < 600 else f"{number / 60:.1f} min"
 
 
 @register.filter
-def code_spans(text):
+def code_spans(text: str | None) -> SafeString:
     """The scorer's hints quote names in backticks (`state:`); shown as code, the rest escaped."""
     return mark_safe(re.sub(r"`([^`]+)`", r"<code>\1</code>", str(escape(text or ""))))

@@ -6,6 +6,10 @@ shares one board and one generation key: a run finished by a worker, or an admin
 web process, is seen by the next request anywhere.
 """
 
+from collections.abc import Iterable
+from types import EllipsisType
+from typing import Any
+
 from django.core.cache.backends.redis import RedisCache
 from redis.exceptions import RedisError
 
@@ -13,19 +17,25 @@ _DOWN = (RedisError, OSError)
 
 
 class FailSoftRedisCache(RedisCache):
-    def get(self, key, default=None, version=None):
+    def get(self, key: Any, default: Any | None = None, version: int | None = None) -> Any:
         try:
             return super().get(key, default, version)
         except _DOWN:
             return default
 
-    def get_many(self, keys, version=None):
+    def get_many(self, keys: Iterable[Any], version: int | None = None) -> dict[Any, Any]:
         try:
             return super().get_many(keys, version)
         except _DOWN:
             return {}
 
-    def set(self, key, value, timeout=..., version=None):
+    def set(
+        self,
+        key: Any,
+        value: Any,
+        timeout: float | None | EllipsisType = ...,  # ...: the cache's default timeout
+        version: int | None = None,
+    ) -> None:
         try:
             if timeout is ...:
                 return super().set(key, value, version=version)
@@ -33,7 +43,7 @@ class FailSoftRedisCache(RedisCache):
         except _DOWN:
             return None
 
-    def delete(self, key, version=None):
+    def delete(self, key: Any, version: int | None = None) -> bool:
         try:
             return super().delete(key, version)
         except _DOWN:

@@ -4,14 +4,19 @@ apostrophe, which the spreadsheet shows as text. Numbers are left alone: -0.5 is
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TypeVar
+
+Cell = TypeVar("Cell")
+
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
-def safe_cell(value):
+def safe_cell(value: Cell) -> Cell | str:
     if isinstance(value, str) and value.startswith(FORMULA_STARTS):
         return "'" + value
     return value
 
 
-def safe_row(row) -> list:
+def safe_row(row: Iterable[object]) -> list[object]:
     return [safe_cell(value) for value in row]

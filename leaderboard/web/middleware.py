@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
-from django.http import HttpResponse, HttpResponseNotFound
+from django.http import HttpRequest, HttpResponse, HttpResponseNotFound
+from django.http.response import HttpResponseBase
 from rq.exceptions import NoSuchJobError
 
 from leaderboard.api.errors import api_error, is_api
@@ -15,12 +17,14 @@ from leaderboard.submit.lint import human_size
 
 logger = logging.getLogger(__name__)
 
+GetResponse = Callable[[HttpRequest], HttpResponseBase]
 
-def body_size_cap(get_response):
+
+def body_size_cap(get_response: GetResponse) -> GetResponse:
     """Refuse a body over REQUEST_BODY_MAX_BYTES from its Content-Length, before reading any of
     it: a 100 MB upload costs nothing and its answer states its real size."""
 
-    def middleware(request):
+    def middleware(request: HttpRequest) -> HttpResponseBase:
         try:
             length = int(request.META.get("CONTENT_LENGTH") or 0)
         except ValueError:
@@ -42,8 +46,8 @@ def body_size_cap(get_response):
     return middleware
 
 
-def api_errors_as_json(get_response):
-    def middleware(request):
+def api_errors_as_json(get_response: GetResponse) -> GetResponse:
+    def middleware(request: HttpRequest) -> HttpResponseBase:
         response = get_response(request)
         if (
             is_api(request)
@@ -60,7 +64,7 @@ def api_errors_as_json(get_response):
     return middleware
 
 
-def content_security_policy(get_response):
+def content_security_policy(get_response: GetResponse) -> GetResponse:
     """Send CONTENT_SECURITY_POLICY (or its report-only form) on every response that has none."""
     header = (
         "Content-Security-Policy-Report-Only"
@@ -68,7 +72,7 @@ def content_security_policy(get_response):
         else "Content-Security-Policy"
     )
 
-    def middleware(request):
+    def middleware(request: HttpRequest) -> HttpResponseBase:
         response = get_response(request)
         if settings.CONTENT_SECURITY_POLICY and header not in response:
             response[header] = settings.CONTENT_SECURITY_POLICY
@@ -93,15 +97,15 @@ class RqDashboardLookupsAs404:
     them, and its admin model has no table, so a stale or mistyped link (queue 3 of 1, a finished
     job) is a 500. Those are lookups of things that do not exist: answer 404. Only its URLs."""
 
-    def __init__(self, get_response):
+    def __init__(self, get_response: GetResponse) -> None:
         self.get_response = get_response
 
-    def __call__(self, request):
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
         if RQ_FAKE_MODEL_PAGES.match(request.path):
             return HttpResponseNotFound("The rq dashboard has no such page.")
         return self.get_response(request)
 
-    def process_exception(self, request, exception):
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if request.path.startswith(RQ_DASHBOARD_PATHS) and isinstance(exception, RQ_MISSING):
             logger.warning("rq dashboard %s: %r", request.path, exception)
             return HttpResponseNotFound("No such queue, job, worker or scheduler.")

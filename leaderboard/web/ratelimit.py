@@ -10,15 +10,21 @@ from __future__ import annotations
 import hashlib
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import wraps
+from typing import Concatenate, ParamSpec
 
 from django.conf import settings
 from django.core.cache import cache
+from django.http import HttpRequest, HttpResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import render
 
 from leaderboard.api.errors import api_error
+
+P = ParamSpec("P")
 
 
 @dataclass
@@ -41,19 +47,20 @@ def _duration(seconds: int) -> str:
     return f"{math.ceil(seconds / 3600)} hours"
 
 
-def client_ip(request) -> str:
+def client_ip(request: HttpRequest) -> str:
     """The client's address: the socket's, or the one RATE_LIMIT_PROXY_COUNT proxies vouch for.
 
     Each trusted proxy appends the address it saw, so the client is the entry that many places
     from the right; anything further left was written by the client and proves nothing.
     """
     proxies = settings.RATE_LIMIT_PROXY_COUNT
-    forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
+    forwarded: str = request.META.get("HTTP_X_FORWARDED_FOR", "")
     if proxies > 0 and forwarded:
         hops = [h.strip() for h in forwarded.split(",") if h.strip()]
         if hops:
             return hops[-min(proxies, len(hops))]
-    return request.META.get("REMOTE_ADDR", "")
+    socket_address: str = request.META.get("REMOTE_ADDR", "")
+    return socket_address
 
 
 def hit(scope: str, ident: str, rate: tuple[int, int] | None) -> None:
@@ -85,9 +92,12 @@ LIMIT_MESSAGES = {
 }
 
 
-def too_many_requests(request, limited: Limited, as_json: bool = False):
+def too_many_requests(
+    request: HttpRequest, limited: Limited, as_json: bool = False
+) -> HttpResponse:
     """The 429 answer: words that say when, and a Retry-After header that says the same."""
     text = f"{limited.message} Try again {limited.when()}."
+    response: HttpResponse
     if as_json:
         response = api_error(429, text, retry_after=limited.retry_after)
     else:
@@ -96,12 +106,19 @@ def too_many_requests(request, limited: Limited, as_json: bool = False):
     return response
 
 
-def limit_posts(scope: str, setting: str, as_json: bool = False):
+def limit_posts(
+    scope: str, setting: str, as_json: bool = False
+) -> Callable[
+    [Callable[Concatenate[HttpRequest, P], HttpResponseBase]],
+    Callable[Concatenate[HttpRequest, P], HttpResponseBase],
+]:
     """Count every POST to the view against the per-address rate named by `setting`."""
 
-    def decorator(view):
+    def decorator(
+        view: Callable[Concatenate[HttpRequest, P], HttpResponseBase],
+    ) -> Callable[Concatenate[HttpRequest, P], HttpResponseBase]:
         @wraps(view)
-        def wrapped(request, *args, **kwargs):
+        def wrapped(request: HttpRequest, /, *args: P.args, **kwargs: P.kwargs) -> HttpResponseBase:
             if request.method == "POST":
                 try:
                     hit(scope, client_ip(request), getattr(settings, setting))

@@ -18,45 +18,49 @@ values and rounded once (`difference`), so a Δ never inherits two roundings.
 from __future__ import annotations
 
 import math
+from typing import SupportsFloat
 
 CELL = "cell"
 MEAN = "mean"
 
+# A score as stored or computed (float, numpy or pandas float, None), or as a template passes it.
+Score = SupportsFloat | str | None
 
-def _number(value) -> float | None:
+
+def _number(value: Score) -> float | None:
     if value is None:
         return None
-    value = float(value)
-    return None if math.isnan(value) else value
+    number = float(value)
+    return None if math.isnan(number) else number
 
 
-def figure(value, kind: str = CELL) -> float | None:
+def figure(value: Score, kind: str = CELL) -> float | None:
     """The published 0..1 figure (3 decimals) of a raw score; None for no value."""
-    value = _number(value)
-    if value is None:
+    number = _number(value)
+    if number is None:
         return None
     if kind == MEAN:
-        return round(round(value, 4), 3)
+        return round(round(number, 4), 3)
     if kind == CELL:
-        return round(value, 3)
+        return round(number, 3)
     raise ValueError(f"unknown figure kind {kind!r}")
 
 
-def percent(value, kind: str = CELL) -> float | None:
+def percent(value: Score, kind: str = CELL) -> float | None:
     """The figure ×100 with one decimal (what pages and charts show); None for no value."""
     shown = figure(value, kind)
     return None if shown is None else round(shown * 100, 1)
 
 
-def percent_text(value, kind: str = CELL) -> str:
+def percent_text(value: Score, kind: str = CELL) -> str:
     """A figure as the site prints it: ×100 with one decimal; '–' for no value."""
     shown = figure(value, kind)
     return "–" if shown is None else f"{shown * 100:.1f}"
 
 
-def difference(a, b) -> float | None:
+def difference(a: Score, b: Score) -> float | None:
     """B − A from the unrounded values, as a 0..1 figure rounded once to 3 decimals."""
-    a, b = _number(a), _number(b)
-    if a is None or b is None:
+    first, second = _number(a), _number(b)
+    if first is None or second is None:
         return None
-    return round(b - a, 3)
+    return round(second - first, 3)

@@ -1,7 +1,9 @@
 """Create an API token for a user and print it once (only its sha256 is kept)."""
 
+from typing import Any
+
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from leaderboard.accounts.tokens import create_token
 
@@ -9,11 +11,11 @@ from leaderboard.accounts.tokens import create_token
 class Command(BaseCommand):
     help = "Create a JSON API token: create_api_token <username> <name>"
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("username")
         parser.add_argument("name", help="a label to recognise the token by, e.g. 'ci'")
 
-    def handle(self, *args, username, name, **options):
+    def handle(self, *args: Any, username: str, name: str, **options: Any) -> None:
         user = get_user_model().objects.filter(username=username).first()
         if user is None:
             raise CommandError(

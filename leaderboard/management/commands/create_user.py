@@ -6,11 +6,12 @@ printf '%s\n' "$PASSWORD" | manage.py create_user alice --password-stdin
 
 import getpass
 import sys
+from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 
 class Command(BaseCommand):
@@ -18,14 +19,16 @@ class Command(BaseCommand):
         "Create a user account (not staff): create_user <username> [--email E] [--password-stdin]"
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("username")
         parser.add_argument("--email", default="")
         parser.add_argument(
             "--password-stdin", action="store_true", help="read the password from standard input"
         )
 
-    def handle(self, *args, username, email, password_stdin, **options):
+    def handle(
+        self, *args: Any, username: str, email: str, password_stdin: bool, **options: Any
+    ) -> None:
         users = get_user_model()
         if users.objects.filter(username=username).exists():
             raise CommandError(f"a user named {username!r} exists already")

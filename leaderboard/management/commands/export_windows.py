@@ -6,7 +6,9 @@ The file is what `python -m evaluation score --windows FILE` reads, e.g. in the 
 the windows of the task's newest imported corpus, exactly the ones the site scores against.
 """
 
-from django.core.management.base import BaseCommand, CommandError
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evaluation.cli import write_windows
 from leaderboard.models import Task
@@ -16,11 +18,11 @@ from leaderboard.tasks.importing import canonical_windows, current_corpus
 class Command(BaseCommand):
     help = "Write a task's imported trace windows to a JSON Lines file."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--task", required=True, help="task slug, e.g. spin")
         parser.add_argument("-o", "--output", help="file to write (default <task>-windows.jsonl)")
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         slug = options["task"]
         task = Task.objects.filter(slug=slug).first()
         if task is None:

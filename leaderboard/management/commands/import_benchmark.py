@@ -5,23 +5,26 @@ only when the contract changed.
 """
 
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evaluation.inputs.contracts import ContractError
 from leaderboard.board.generation import invalidate_board_cache
-from leaderboard.tasks.importing import NO_TRACE_DATA, import_benchmark
+from leaderboard.tasks.importing import NO_TRACE_DATA, TaskImport, import_benchmark
 
 
 class Command(BaseCommand):
     help = "Create/update Task rows from the task contracts and import trace windows."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--data-dir", default=None, help="SysMoBench data folder")
         parser.add_argument("--tasks-dir", default=None, help="contracts folder (tasks_data/)")
 
-    def handle(self, *args, data_dir=None, tasks_dir=None, **options):
+    def handle(
+        self, *args: Any, data_dir: str | None = None, tasks_dir: str | None = None, **options: Any
+    ) -> None:
         folder = Path(data_dir or settings.SYSMOBENCH_DATA_DIR)
         if not folder.is_dir():
             raise CommandError(f"data folder not found: {folder}")
@@ -37,7 +40,7 @@ class Command(BaseCommand):
         if failed:
             raise CommandError(f"trace data could not be cut for: {', '.join(failed)}")
 
-    def _print(self, report) -> None:
+    def _print(self, report: TaskImport) -> None:
         head = f"{report.slug}: task {report.task_status}; "
         if report.corpus_status == NO_TRACE_DATA:
             self.stdout.write(head + NO_TRACE_DATA)

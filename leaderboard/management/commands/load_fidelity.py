@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
 from leaderboard.models import ModelUnderTest, Run, Task
@@ -76,12 +77,14 @@ def archive_model(author: str) -> ModelUnderTest:
 class Command(BaseCommand):
     help = "Score the fidelity corpus's model-written specs as verified archive entries."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--adapters", type=Path, default=None, help="adapter folder")
         parser.add_argument("--queue", action="store_true", help="queue instead of scoring here")
         parser.add_argument("--only", choices=TASKS, default=None)
 
-    def handle(self, *args, adapters, queue, only, **options):
+    def handle(
+        self, *args: Any, adapters: Path | None, queue: bool, only: str | None, **options: Any
+    ) -> None:
         root = Path(settings.SYSMOBENCH_DATA_DIR) / "fidelity" / "spec"
         specs = archived_specs(root, only)
         if not specs:

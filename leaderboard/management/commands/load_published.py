@@ -6,11 +6,13 @@ slug, reported runs by (model, task, source), phase results by (run, phase).
 """
 
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.core import serializers
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandParser
 from django.db import transaction
+from django.db.models import Model
 
 from leaderboard.board.generation import invalidate_board_cache
 from leaderboard.models import ModelUnderTest, PhaseResult, Run, Task
@@ -18,7 +20,7 @@ from leaderboard.models import ModelUnderTest, PhaseResult, Run, Task
 DEFAULT_FIXTURE = Path(settings.BASE_DIR) / "fixtures" / "published.json"
 
 
-def _existing_pk(obj, fixture_pk_maps: dict) -> int | None:
+def _existing_pk(obj: Model, fixture_pk_maps: dict[type[Model], dict[int, int]]) -> int | None:
     if isinstance(obj, Task | ModelUnderTest):
         found = type(obj).objects.filter(slug=obj.slug).values_list("pk", flat=True).first()
         return found
@@ -44,7 +46,7 @@ def _existing_pk(obj, fixture_pk_maps: dict) -> int | None:
 def load_published(path: Path = DEFAULT_FIXTURE) -> dict[str, int]:
     """Upsert every object of the fixture; returns how many objects of each kind were created."""
     created: dict[str, int] = {}
-    fixture_pk_maps: dict = {Task: {}, ModelUnderTest: {}, Run: {}}
+    fixture_pk_maps: dict[type[Model], dict[int, int]] = {Task: {}, ModelUnderTest: {}, Run: {}}
     with transaction.atomic(), open(path) as f:
         # Fixture order is tasks, models, runs, phases, so every foreign key is mapped in time.
         for item in serializers.deserialize("json", f):
@@ -66,10 +68,10 @@ def load_published(path: Path = DEFAULT_FIXTURE) -> dict[str, int]:
 class Command(BaseCommand):
     help = "Load the published SysMoBench tasks, models and reported runs (safe to repeat)."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--fixture", type=Path, default=DEFAULT_FIXTURE)
 
-    def handle(self, *args, fixture, **options):
+    def handle(self, *args: Any, fixture: Path, **options: Any) -> None:
         created = load_published(fixture)
         summary = ", ".join(f"{n} {kind}" for kind, n in created.items()) or "nothing new"
         self.stdout.write(f"Loaded {fixture.name}: created {summary}.")

@@ -4,6 +4,8 @@ Run it periodically (cron, a systemd timer, or an rq cron job); it is safe to ru
 and from several machines, since every state change is a conditional UPDATE.
 """
 
+from typing import Any
+
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
@@ -15,7 +17,7 @@ from leaderboard.scoring.reaper import reap_stale_runs
 class Command(BaseCommand):
     help = "Re-queue RUNNING runs whose worker died (bounded attempts) and fail the rest."
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         outcome = reap_stale_runs()
         for label, run_ids in outcome.items():
             listed = ", ".join(map(str, run_ids)) or "none"

@@ -14,9 +14,10 @@ official figure).
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evaluation import cli
 
@@ -24,10 +25,10 @@ from evaluation import cli
 class Command(BaseCommand):
     help = "Score a TLA+ spec for a task (P1-P4, or the phases chosen) and print the result."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         cli.add_score_arguments(parser)
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         try:
             result = cli.score_files(
                 options["spec"],

@@ -6,8 +6,10 @@ The operator running this command acts as the maintainer, so the run goes straig
 board when it finishes (no review step, no owner: the demo model is kept by the maintainers).
 """
 
+from typing import Any
+
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 from django.utils import timezone
 
@@ -25,10 +27,10 @@ DEMO_MODEL = {
 class Command(BaseCommand):
     help = "Queue a task's reference spec for scoring under a demo model (local demos only)."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--task", default="spin")
 
-    def handle(self, *args, task, **options):
+    def handle(self, *args: Any, task: str, **options: Any) -> None:
         task_row = Task.objects.filter(slug=task).first()
         if task_row is None:
             raise CommandError(f"unknown task {task!r}: run import_benchmark first")
@@ -42,9 +44,9 @@ class Command(BaseCommand):
         existing = Run.objects.filter(model=model, task=task_row, spec_text=spec_text).exclude(
             status=Run.Status.FAILED
         )
-        if existing.exists():
-            run = existing.first()
-            self.stdout.write(f"already submitted: run {run.pk} ({run.status})")
+        already = existing.first()
+        if already is not None:
+            self.stdout.write(f"already submitted: run {already.pk} ({already.status})")
             return
         with transaction.atomic():
             run = Run.objects.create(
