@@ -15,7 +15,9 @@ Node ids become strings and an unset vote becomes "None" (the contract's sentine
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+from evaluation.inputs.contracts import Contract
 from evaluation.windows.errors import WindowFormatError
 from evaluation.windows.ndjson import read_objects
 
@@ -45,7 +47,7 @@ DEFERRED_ACTIONS = {"Replicate": "ClientProposal"}
 IMMEDIATE_ACTIONS = {"BecomeCandidate": "ElectionTimeout"}
 
 
-def cut(contract, files: list[Path]) -> list[dict]:
+def cut(contract: Contract, files: list[Path]) -> list[dict]:
     windows: list[dict] = []
     for path in files:
         windows.extend(cut_file(Path(path)))
@@ -69,25 +71,35 @@ def cut_file(path: Path) -> list[dict]:
     raise WindowFormatError(f"{label}:{rows[0][0]}: unknown etcd trace layout")
 
 
-def _node(value, where: str) -> str:
+def _node(value: Any, where: str) -> str:
     if isinstance(value, bool) or not isinstance(value, int | str) or value in ("", None):
         raise WindowFormatError(f"{where}: bad node id {value!r}")
     return str(value)
 
 
-def _vote(value, where: str) -> str:
+def _vote(value: Any, where: str) -> str:
     if value in (0, "0", "None", None):
         return NO_VOTE
     return _node(value, where)
 
 
-def _int(value, where: str, field: str) -> int:
+def _int(value: Any, where: str, field: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise WindowFormatError(f"{where}: {field} is not an integer")
     return value
 
 
-def _window(label, line, trace_id, action, event, actor, pre, post, msg=None) -> dict:
+def _window(
+    label: str,
+    line: int,
+    trace_id: str,
+    action: str | None,
+    event: str,
+    actor: str,
+    pre: dict[str, Any],
+    post: dict[str, Any],
+    msg: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     path = Path(label)
     window = {
         "_where": f"{label}:{line}",
@@ -107,7 +119,7 @@ def _window(label, line, trace_id, action, event, actor, pre, post, msg=None) ->
 # --- node-first windows ----------------------------------------------------------------------
 
 
-def _node_first_state(nodes, where: str) -> dict:
+def _node_first_state(nodes: Any, where: str) -> dict:
     if not isinstance(nodes, dict) or not nodes:
         raise WindowFormatError(f"{where}: state must map node ids to records")
     out: dict[str, dict] = {}
@@ -160,7 +172,7 @@ def _message_action(event: str, msg: dict | None, where: str) -> str:
     return action
 
 
-def _message(raw, where: str) -> dict:
+def _message(raw: Any, where: str) -> dict:
     if not isinstance(raw, dict) or "type" not in raw:
         raise WindowFormatError(f"{where}: input must be a message record with a type")
     msg: dict = {}
@@ -192,10 +204,10 @@ def _per_spec_action(path: Path, where: str) -> str:
     return ACTION_NAMES.get(stem[len("windows_") :], stem[len("windows_") :])
 
 
-def _per_spec_state(arrays, where: str) -> dict:
+def _per_spec_state(arrays: Any, where: str) -> dict:
     if not isinstance(arrays, dict):
         raise WindowFormatError(f"{where}: state must map variables to per-node arrays")
-    nodes = {}
+    nodes: dict[str, dict[str, Any]] = {}
     for var, values in arrays.items():
         if not isinstance(values, list):
             raise WindowFormatError(f"{where}: {var} is not a per-node array")
@@ -259,7 +271,7 @@ def _event_state(event: dict, where: str) -> dict:
         raise WindowFormatError(f"{where}: event lacks state/role/log") from None
 
 
-def _upstream_message(raw, where: str) -> dict:
+def _upstream_message(raw: Any, where: str) -> dict:
     if not isinstance(raw, dict):
         raise WindowFormatError(f"{where}: msg is not an object")
     try:

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+from evaluation.inputs.contracts import Contract
 from evaluation.windows import scenario
 
 VERSION = "1"
@@ -26,7 +27,7 @@ FIELDS = {"seq": int, "thread": int, "state": str, "action": str}
 IN_CALL = None  # inside lock(), acquiring or waiting: not observable
 
 
-def cut(contract, files: list[Path]) -> Iterator[dict]:
+def cut(contract: Contract, files: list[Path]) -> Iterator[dict]:
     names = scenario.threads(contract)
     for path in files:
         yield from _cut_file(path, names)

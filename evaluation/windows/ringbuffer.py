@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+from evaluation.inputs.contracts import Contract
 from evaluation.windows import scenario
 
 VERSION = "1"
@@ -31,7 +32,7 @@ SIDE = {"Push": "producer", "PushSlice": "producer", "Pop": "consumer", "PopSlic
 SETUP = {"Create", "Split"}
 
 
-def cut(contract, files: list[Path]) -> Iterator[dict]:
+def cut(contract: Contract, files: list[Path]) -> Iterator[dict]:
     capacity = int(contract.constants["Capacity"])
     for path in files:
         yield from _cut_file(path, capacity)

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+from evaluation.inputs.contracts import Contract
 from evaluation.windows import scenario
 
 VERSION = "1"
@@ -38,7 +39,7 @@ ACQUIRE = {
 RELEASE = {"ReadUnlock": "reading", "WriteUnlock": "writing", "UpreadUnlock": "upread"}
 
 
-def cut(contract, files: list[Path]) -> Iterator[dict]:
+def cut(contract: Contract, files: list[Path]) -> Iterator[dict]:
     names = scenario.threads(contract)
     for path in files:
         yield from _Cutter(path, names).run()

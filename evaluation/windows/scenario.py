@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+from evaluation.inputs.contracts import Contract
 from evaluation.windows.errors import WindowFormatError
 from evaluation.windows.ndjson import read_objects
 
@@ -45,7 +46,7 @@ def window(where: str, tid: str, event: dict, actor: str, pre: dict, post: dict)
     }
 
 
-def threads(contract) -> list[str]:
+def threads(contract: Contract) -> list[str]:
     """The pinned `Threads` constant (`{"0", "1", "2"}`) as a list of names."""
     text = contract.constants.get("Threads", "")
     return [part.strip().strip('"') for part in text.strip("{} ").split(",") if part.strip()]

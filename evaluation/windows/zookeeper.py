@@ -16,7 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+from evaluation.inputs.contracts import Contract
 from evaluation.windows.errors import WindowFormatError
 from evaluation.windows.ndjson import read_objects
 
@@ -37,13 +39,13 @@ STATE_KEYS = {
 ZXID_COUNTER_LIMIT = 1000
 
 
-def cut(contract, files: list[Path]) -> Iterator[dict]:
+def cut(contract: Contract, files: list[Path]) -> Iterator[dict]:
     servers = _servers(contract)
     for path in files:
         yield from _Run(Path(path), servers).windows()
 
 
-def _servers(contract) -> list[str]:
+def _servers(contract: Contract) -> list[str]:
     text = contract.constants.get("Server", "")
     names = [part.strip().strip('"') for part in text.strip("{} ").split(",") if part.strip()]
     if not names:
@@ -51,7 +53,7 @@ def _servers(contract) -> list[str]:
     return names
 
 
-def zxid(value, where: str) -> int:
+def zxid(value: Any, where: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise WindowFormatError(f"{where}: zxid {value!r} is not a non-negative integer")
     epoch, counter = value >> 32, value & 0xFFFFFFFF
@@ -87,13 +89,13 @@ class _Run:
             "recvVotes": dict.fromkeys(self.servers, NONE),
         }
 
-    def server(self, value, where: str) -> str:
+    def server(self, value: Any, where: str) -> str:
         name = value if isinstance(value, str) else f"s{value}"
         if isinstance(value, bool) or name not in self.servers:
             raise WindowFormatError(f"{where}: {value!r} is not one of the pinned servers")
         return name
 
-    def node_state(self, raw, where: str) -> dict:
+    def node_state(self, raw: Any, where: str) -> dict:
         if not isinstance(raw, dict) or set(raw) != STATE_KEYS:
             raise WindowFormatError(f"{where}: state must have exactly {sorted(STATE_KEYS)}")
         if raw["state"] not in STATES:
@@ -115,7 +117,7 @@ class _Run:
             "recvVotes": votes,
         }
 
-    def message(self, data, where: str) -> dict:
+    def message(self, data: Any, where: str) -> dict:
         if not isinstance(data, dict):
             raise WindowFormatError(f"{where}: data is not an object")
         if data.get("state") not in STATES:
