@@ -30,8 +30,15 @@ from django.utils import timezone
 from rq import get_current_job
 from rq.timeouts import JobTimeoutException
 
-from evaluation.inputs.contracts import ContractError, load_contract, parse_adapter
+from evaluation.inputs.contracts import (
+    Adapter,
+    Contract,
+    ContractError,
+    load_contract,
+    parse_adapter,
+)
 from evaluation.pipeline import PhaseCrashed, PhaseOutcome
+from evaluation.windows.window import Window
 from leaderboard.models import (
     ActionResult,
     AttemptLost,
@@ -137,7 +144,7 @@ def _worker_label() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def _load_inputs(run: Run):
+def _load_inputs(run: Run) -> tuple[Contract, Adapter, list[Window]]:
     try:
         contract = load_contract(run.task.slug, settings.TASKS_DATA_DIR)
     except ContractError as exc:
@@ -149,7 +156,7 @@ def _load_inputs(run: Run):
     return contract, adapter, _windows(run, contract)
 
 
-def _windows(run: Run, contract) -> list[dict]:
+def _windows(run: Run, contract: Contract) -> list[Window]:
     """The canonical windows of the task's newest trace corpus (none for a task without traces)."""
     if not contract.has_traces:
         return []
