@@ -290,8 +290,11 @@ def _coverage(messages: list[msg.Message], module: str) -> list[CoveredAction] |
             continue
         name, line, col, end_line, end_col = match.group(1, 2, 3, 4, 5)
         inline = match.group(7)
-        l1, c1, l2, c2 = (int(x) for x in match.group(7, 8, 9, 10)) if inline else (0, 0, 0, 0)
-        span = (l1, c1, l2, c2) if inline else None
+        span = (
+            (int(match.group(7)), int(match.group(8)), int(match.group(9)), int(match.group(10)))
+            if inline
+            else None
+        )
         actions.append(
             {
                 "key": f"{name}@{span[0] if span else line}",
