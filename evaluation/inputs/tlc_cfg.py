@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 KEYWORDS = {
     "CONSTANT": "CONSTANT",
@@ -74,7 +75,7 @@ class TlcConfig:
     specification: str | None = None
     init: str | None = None
     next: str | None = None
-    ignored: list[dict] = field(default_factory=list)  # {line, entry, reason}
+    ignored: list[dict[str, Any]] = field(default_factory=list)  # {line, entry, reason}
     # C -> the line assigning it, so an assignment the scorer cannot use is named by its line.
     lines: dict[str, int] = field(default_factory=dict)
 

@@ -86,7 +86,7 @@ class RunStats:
     events: Counter[str] = field(default_factory=Counter)
 
 
-def cut(contract: Contract, files: list[Path]) -> Iterator[dict]:
+def cut(contract: Contract, files: list[Path]) -> Iterator[dict[str, Any]]:
     yield from cut_runs(_profile(contract), files, RunStats())
 
 
@@ -104,7 +104,7 @@ def _profile(contract: Contract) -> Profile:
     return PROFILES[contract.slug]
 
 
-def cut_runs(profile: Profile, files: list[Path], result: RunStats) -> Iterator[dict]:
+def cut_runs(profile: Profile, files: list[Path], result: RunStats) -> Iterator[dict[str, Any]]:
     runs: dict[Path, list[Path]] = defaultdict(list)
     for path in files:
         runs[path.parent].append(path)
@@ -130,7 +130,7 @@ def _read_file(path: Path, number: int) -> list[Step]:
     return steps
 
 
-def _parse_step(raw: dict, where: str) -> Step:
+def _parse_step(raw: dict[str, Any], where: str) -> Step:
     for key, kind in (("archetypeName", str), ("self", str), ("isAbort", bool), ("clock", list)):
         if not isinstance(raw.get(key), kind):
             raise WindowFormatError(f"{where}: {key} missing or not a {kind.__name__}")
@@ -242,7 +242,7 @@ def linearize(steps: list[Step], network: str) -> list[Step]:
 
 
 def _program_and_clock_edges(live: list[Step], preds: dict[int, set[int]]) -> None:
-    by_process: dict[tuple, list[tuple[int, int]]] = defaultdict(list)
+    by_process: dict[tuple[str, str], list[tuple[int, int]]] = defaultdict(list)
     for i, step in enumerate(live):
         by_process[step.process].append((step.clock[step.process], i))
     for entries in by_process.values():
@@ -287,7 +287,7 @@ def _mailbox_edges(live: list[Step], preds: dict[int, set[int]], network: str) -
 
 def _run_windows(
     profile: Profile, run_id: str, steps: list[Step], result: RunStats
-) -> Iterator[dict]:
+) -> Iterator[dict[str, Any]]:
     ordered = [s for s in linearize(steps, profile.network) if s.label is not None]
     result.no_label += sum(1 for s in steps if not s.abort and s.label is None)
     partial = _partial_windows(profile, ordered, result)
@@ -305,16 +305,18 @@ def _run_windows(
         yield window
 
 
-def _partial_windows(profile: Profile, ordered: list[Step], result: RunStats) -> list[dict]:
+def _partial_windows(
+    profile: Profile, ordered: list[Step], result: RunStats
+) -> list[dict[str, Any]]:
     """Each step's own observations: the keys it read, overwrote and wrote."""
     boxes: Boxes = defaultdict(list)
     known: dict[tuple[str, str], object] = dict(profile.initial_values())
     return [_window(profile, step, boxes, known, result) for step in ordered]
 
 
-def _initial_state(profile: Profile, partial: list[dict]) -> dict[str, dict]:
+def _initial_state(profile: Profile, partial: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """A key's value before the run: where it is first read, as nothing wrote it before."""
-    state: dict[str, dict] = defaultdict(dict)
+    state: dict[str, dict[str, Any]] = defaultdict(dict)
     for (var, key), value in profile.initial_values().items():
         state[var][key] = value
     written: set[tuple[str, str]] = set()
@@ -328,7 +330,7 @@ def _initial_state(profile: Profile, partial: list[dict]) -> dict[str, dict]:
     return {var: dict(values) for var, values in state.items()}
 
 
-def _overlay(base: dict, top: dict, result: RunStats | None) -> dict:
+def _overlay(base: dict[str, Any], top: dict[str, Any], result: RunStats | None) -> dict[str, Any]:
     out = {var: dict(values) for var, values in base.items()}
     for var, values in top.items():
         for key, value in values.items():
@@ -339,7 +341,9 @@ def _overlay(base: dict, top: dict, result: RunStats | None) -> dict:
     return out
 
 
-def _advance_streams(profile: Profile, window: dict, read: dict[str, dict]) -> None:
+def _advance_streams(
+    profile: Profile, window: dict[str, Any], read: dict[str, dict[str, Any]]
+) -> None:
     """A stream this step read moves on (dqueue's `s` yields 1, 2, 3, ...)."""
     for var, values in read.items():
         for key, value in values.items():

@@ -47,14 +47,14 @@ CLOSING = {
 NON_TARGET = {"ReceivedPreVoteResponse", "ReceivedVoteResponse"}
 
 
-def cut(contract: Contract, files: list[Path]) -> list[dict]:
+def cut(contract: Contract, files: list[Path]) -> list[dict[str, Any]]:
     """Merged traces are cut one by one; per-node files of one run are merged first."""
     merged = [Path(f) for f in files if not Path(f).name.startswith("node_")]
     per_node: dict[Path, list[Path]] = {}
     for f in files:
         if Path(f).name.startswith("node_"):
             per_node.setdefault(Path(f).parent, []).append(Path(f))
-    windows: list[dict] = []
+    windows: list[dict[str, Any]] = []
     for path in merged:
         windows.extend(_Cutter(path.parent.name).run(_events([path])))
     for folder, paths in per_node.items():
@@ -62,8 +62,8 @@ def cut(contract: Contract, files: list[Path]) -> list[dict]:
     return windows
 
 
-def _events(paths: list[Path]) -> list[tuple[str, dict]]:
-    rows: list[tuple[float, int, str, dict]] = []
+def _events(paths: list[Path]) -> list[tuple[str, dict[str, Any]]]:
+    rows: list[tuple[float, int, str, dict[str, Any]]] = []
     order = 0
     for path in paths:
         for _, where, obj in read_objects(path):
@@ -79,7 +79,7 @@ def _events(paths: list[Path]) -> list[tuple[str, dict]]:
     return [(where, obj) for _, _, where, obj in rows]
 
 
-def _envelope(kind: str, raw: dict, where: str) -> dict:
+def _envelope(kind: str, raw: dict[str, Any], where: str) -> dict[str, Any]:
     """The fields every message record starts with."""
     return {
         "type": kind,
@@ -89,7 +89,7 @@ def _envelope(kind: str, raw: dict, where: str) -> dict:
     }
 
 
-def _int(obj: dict, key: str, where: str) -> int:
+def _int(obj: dict[str, Any], key: str, where: str) -> int:
     value = obj.get(key)
     if isinstance(value, bool) or not isinstance(value, int):
         raise WindowFormatError(f"{where}: {key} is missing or not an integer")
@@ -118,18 +118,18 @@ def _window_id(where: str) -> str:
 class _Cutter:
     def __init__(self, trace_id: str) -> None:
         self.trace_id = trace_id
-        self.state: dict[str, dict] = {}  # committed per-node state
-        self.pending: dict[str, dict] = {}  # node -> provisional state of its open step
+        self.state: dict[str, dict[str, Any]] = {}  # committed per-node state
+        self.pending: dict[str, dict[str, Any]] = {}  # node -> provisional state of its open step
         self.vote_requests: dict[str, deque[Message]] = {}
         self.appends: dict[str, deque[Message]] = {}
-        self.windows: list[dict] = []
+        self.windows: list[dict[str, Any]] = []
 
-    def run(self, events: list[tuple[str, dict]]) -> list[dict]:
+    def run(self, events: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
         for where, event in events:
             self.step(where, event)
         return self.windows
 
-    def step(self, where: str, event: dict) -> None:
+    def step(self, where: str, event: dict[str, Any]) -> None:
         name = event["name"]
         node = _node(event["nid"], where)
         if name == "InitState":
@@ -144,7 +144,7 @@ class _Cutter:
 
     # --- state -----------------------------------------------------------------------------
 
-    def init(self, node: str, event: dict, where: str) -> None:
+    def init(self, node: str, event: dict[str, Any], where: str) -> None:
         state = event.get("state")
         if not isinstance(state, dict) or event.get("role") not in ROLES:
             raise WindowFormatError(f"{where}: InitState needs role and state")
@@ -159,7 +159,7 @@ class _Cutter:
         self.vote_requests[node] = deque()
         self.appends[node] = deque()
 
-    def draft(self, node: str) -> dict:
+    def draft(self, node: str) -> dict[str, Any]:
         if node not in self.pending:
             self.pending[node] = dict(self.state[node])
         return self.pending[node]
@@ -168,7 +168,7 @@ class _Cutter:
         self,
         node: str,
         where: str,
-        event: dict,
+        event: dict[str, Any],
         action: str | None,
         msg: Message | None = None,
     ) -> None:
@@ -192,8 +192,8 @@ class _Cutter:
             window["input"] = msg
         self.windows.append(window)
 
-    def flat(self, actor: str, actor_state: dict) -> dict:
-        out: dict[str, dict] = {}
+    def flat(self, actor: str, actor_state: dict[str, Any]) -> dict[str, Any]:
+        out: dict[str, dict[str, Any]] = {}
         for node, rec in self.state.items():
             rec = actor_state if node == actor else rec
             for var, value in rec.items():
