@@ -26,14 +26,24 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any, cast
 
 from evaluation import pipeline
-from evaluation.inputs.contracts import TASKS_DATA_DIR, ContractError, load_contract, parse_adapter
+from evaluation.inputs.contracts import (
+    TASKS_DATA_DIR,
+    Adapter,
+    Contract,
+    ContractError,
+    load_contract,
+    parse_adapter,
+)
 from evaluation.results import PhaseOutcome
 from evaluation.textreport import render
 from evaluation.windows import WindowFormatError, cut_windows
 from evaluation.windows.ndjson import read_objects
+from evaluation.windows.window import Window
 
 PHASES = pipeline.PHASES
 PROJECT_DIR = Path(__file__).resolve().parent.parent
@@ -64,9 +74,9 @@ def score_files(
     tasks_dir: str | Path | None = None,
     windows_file: str | None = None,
     data_dir: str | Path | None = None,
-    phases: str | list[str] = PHASES,
-    on_phase=None,
-) -> dict:
+    phases: str | Iterable[str] = PHASES,
+    on_phase: Callable[[PhaseOutcome], None] | None = None,
+) -> dict[str, Any]:
     """Score the spec at `spec` for `task`; the result document (`--json`'s output)."""
     spec_text = read_text(spec)
     cfg_text = read_text(cfg) if cfg else None
@@ -76,7 +86,7 @@ def score_files(
     chosen = parse_phases(phases)
     contract = load_task(task, tasks_dir or default_tasks_dir())
     parsed_adapter = load_adapter(adapter, contract)
-    windows: list[dict] = []
+    windows: list[Window] = []
     if "conformance" in chosen and contract.has_traces:
         if windows_file:
             windows = read_windows(windows_file)
@@ -98,7 +108,7 @@ def read_text(path: str) -> str:
         raise InputError(f"cannot read {path}: {exc}") from exc
 
 
-def parse_phases(value: str | list[str]) -> list[str]:
+def parse_phases(value: str | Iterable[str]) -> list[str]:
     items = value.split(",") if isinstance(value, str) else value
     try:
         return pipeline.select_phases(p.strip() for p in items if p.strip())
@@ -106,14 +116,14 @@ def parse_phases(value: str | list[str]) -> list[str]:
         raise InputError(str(exc)) from exc
 
 
-def load_task(slug: str, tasks_dir: str | Path):
+def load_task(slug: str, tasks_dir: str | Path) -> Contract:
     try:
         return load_contract(slug, tasks_dir)
     except (ContractError, OSError) as exc:
         raise InputError(f"task {slug!r}: {exc}") from exc
 
 
-def load_adapter(path: str | None, contract):
+def load_adapter(path: str | None, contract: Contract) -> Adapter | None:
     if not path:
         return None
     try:
@@ -122,22 +132,23 @@ def load_adapter(path: str | None, contract):
         raise InputError(str(exc)) from exc
 
 
-def read_windows(path: str | Path) -> list[dict]:
-    """A canonical windows file: JSON Lines, one window object per line."""
+def read_windows(path: str | Path) -> list[Window]:
+    """A canonical windows file: JSON Lines, one window object per line (conformance checks
+    each one's shape and values before using it)."""
     try:
-        return [obj for _number, _where, obj in read_objects(Path(path))]
+        return [cast(Window, obj) for _number, _where, obj in read_objects(Path(path))]
     except (WindowFormatError, OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read windows from {path}: {exc}") from exc
 
 
-def write_windows(windows: list[dict], path: str | Path) -> None:
+def write_windows(windows: list[Window], path: str | Path) -> None:
     """The inverse of `read_windows` (compact JSON, one object per line)."""
     with open(path, "w", encoding="utf-8") as handle:
         for window in windows:
             handle.write(json.dumps(window, sort_keys=True, separators=(",", ":")) + "\n")
 
 
-def cut(contract, data_dir: str | Path) -> list[dict]:
+def cut(contract: Contract, data_dir: str | Path) -> list[Window]:
     try:
         return cut_windows(contract, data_dir)
     except (WindowFormatError, OSError) as exc:
@@ -147,7 +158,7 @@ def cut(contract, data_dir: str | Path) -> list[dict]:
 # ----------------------------------------------------------------------------- command line
 
 
-def add_score_arguments(parser) -> None:
+def add_score_arguments(parser: argparse.ArgumentParser) -> None:
     """What to score and how: shared by this command line and `manage.py score`."""
     parser.add_argument("spec", help="path to the .tla file")
     parser.add_argument("--task", required=True, help="task slug, e.g. spin")
@@ -206,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _progress_writer(mode: str):
+def _progress_writer(mode: str) -> Callable[[PhaseOutcome], None] | None:
     if mode == "none":
         return None
 

@@ -24,14 +24,16 @@ import hashlib
 import json
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
+from evaluation.details import CrashedDetails, GateDetails
 from evaluation.inputs.adapter_check import spec_problems
 from evaluation.inputs.contracts import Adapter, Contract, adapter_with_cfg
 from evaluation.inputs.tlc_cfg import CfgError, parse_cfg
 from evaluation.phases import conformance, invariants, runtime, syntax
-from evaluation.results import PhaseOutcome
+from evaluation.results import PhaseName, PhaseOutcome
 from evaluation.scoring import (  # noqa: F401 (TIMEOUT_RULE: re-exported for the methodology page)
     NOT_APPLICABLE,
     PHASE_WEIGHTS,
@@ -41,6 +43,7 @@ from evaluation.scoring import (  # noqa: F401 (TIMEOUT_RULE: re-exported for th
 )
 from evaluation.tla import sandbox, tools, unicode
 from evaluation.tla.messages import lines_in  # noqa: F401
+from evaluation.tla.parsed import ParsedSpec, parse_spec
 from evaluation.tla.sandbox.rundir import sweep_abandoned_run_dirs  # noqa: F401
 
 # Re-exported for the site, which reaches the scorer only through this module: the line numbers
@@ -56,6 +59,7 @@ from evaluation.tla.tlcvalue import (  # noqa: F401
 from evaluation.upload import lint as spec_lint
 from evaluation.upload import prescan  # noqa: F401  (the site's pre-scan of uploads)
 from evaluation.upload.lint_process import CheckOutcome, check_isolated  # noqa: F401  (the site's check)
+from evaluation.windows.window import Window
 
 # The reason prefix of an invariant over state the adapter invents (the run page marks it).
 NOT_MODELLED = invariants.NOT_MODELLED
@@ -70,7 +74,7 @@ class PhaseCrashed(RuntimeError):
     """Kept for callers that still catch it; `score_spec` no longer raises it: a phase that
     raises becomes an `error` outcome (see `crashed_outcome`) and the run goes on."""
 
-    def __init__(self, phase: str, error: BaseException):
+    def __init__(self, phase: str, error: BaseException) -> None:
         super().__init__(f"internal error in the {phase} phase: {type(error).__name__}: {error}")
         self.phase = phase
 
@@ -79,9 +83,9 @@ class PhaseCrashed(RuntimeError):
 class ScoreReport:
     outcomes: dict[str, PhaseOutcome]
     overall: float | None  # None when only some phases were scored
-    fingerprint: dict = field(default_factory=dict)
+    fingerprint: dict[str, Any] = field(default_factory=dict)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "overall": self.overall,
             "fingerprint": self.fingerprint,
@@ -107,12 +111,14 @@ def _score(outcome: PhaseOutcome | None) -> float:
     return outcome.score
 
 
-def skipped(phase: str, reason: str) -> PhaseOutcome:
-    return PhaseOutcome(phase=phase, status="skipped", score=0.0, details={"reason": reason})
+def skipped(phase: PhaseName, reason: str) -> PhaseOutcome:
+    details: GateDetails = {"reason": reason}
+    return PhaseOutcome(phase=phase, status="skipped", score=0.0, details=details)
 
 
-def not_applicable(phase: str, reason: str) -> PhaseOutcome:
-    return PhaseOutcome(phase=phase, status=NOT_APPLICABLE, score=None, details={"reason": reason})
+def not_applicable(phase: PhaseName, reason: str) -> PhaseOutcome:
+    details: GateDetails = {"reason": reason}
+    return PhaseOutcome(phase=phase, status=NOT_APPLICABLE, score=None, details=details)
 
 
 def lint(spec_text: str, contract: Contract, adapter: Adapter | None = None) -> str:
@@ -121,7 +127,7 @@ def lint(spec_text: str, contract: Contract, adapter: Adapter | None = None) -> 
     return spec_lint.first_problem(spec_text, contract, adapter)
 
 
-def select_phases(names) -> list[str]:
+def select_phases(names: Iterable[str]) -> list[str]:
     """`names` in the official order; ValueError naming the unknown ones (or an empty choice)."""
     chosen = list(names)
     unknown = set(chosen) - set(PHASES)
@@ -131,13 +137,13 @@ def select_phases(names) -> list[str]:
 
 
 def complete_adapter(
-    adapter: Adapter, contract: Contract, spec_text: str, cfg_text: str | None
+    adapter: Adapter, contract: Contract, spec: str | ParsedSpec, cfg_text: str | None
 ) -> Adapter:
     """The adapter with the submitter's cfg merged in (raises `CfgError` on a cfg that cannot
     be read: that is bad input, to be refused at upload, not a phase verdict)."""
     if not cfg_text or not cfg_text.strip():
         return adapter
-    return adapter_with_cfg(adapter, parse_cfg(cfg_text), contract, spec_text)
+    return adapter_with_cfg(adapter, parse_cfg(cfg_text), contract, spec)
 
 
 def cfg_problem(cfg_text: str | None) -> str:
@@ -152,21 +158,14 @@ def cfg_problem(cfg_text: str | None) -> str:
 def adapter_problems(adapter: Adapter, spec_text: str) -> list[str]:
     """Why an adapter cannot be used with this spec (its action mappings must call the spec's
     own actions), for the upload lint; conformance refuses the same adapter with the same text."""
-    return spec_problems(adapter, unicode.to_ascii(spec_text).text)
+    return spec_problems(adapter, parse_spec(spec_text))
 
 
-def noting(reading: unicode.AsciiSpec, outcome: PhaseOutcome) -> PhaseOutcome:
-    """P1's outcome, saying which Unicode symbols SANY was given in ASCII (nothing when none)."""
-    if reading.symbols:
-        outcome.details["unicode"] = reading.summary()
-    return outcome
-
-
-def crashed_outcome(phase: str, error: BaseException) -> PhaseOutcome:
+def crashed_outcome(phase: PhaseName, error: BaseException) -> PhaseOutcome:
     """A phase that raised: status `error`, score 0, the reason on the run page. A scorer bug
     must never take the other phases' verdicts down with it."""
     reason = f"internal error in the {phase} phase: {type(error).__name__}: {error}"
-    details = {
+    details: CrashedDetails = {
         "error": reason,
         "internal": True,
         "traceback": traceback.format_exception(type(error), error, error.__traceback__)[-6:],
@@ -177,27 +176,25 @@ def crashed_outcome(phase: str, error: BaseException) -> PhaseOutcome:
 def score_spec(
     spec_text: str,
     contract: Contract,
-    windows: list[dict],
+    windows: list[Window],
     adapter: Adapter | None = None,
     on_phase: Callable[[PhaseOutcome], None] | None = None,
     cfg_text: str | None = None,
-    phases=PHASES,
+    phases: Iterable[str] = PHASES,
 ) -> ScoreReport:
     """Score one spec through `phases` (all four by default); `on_phase(outcome)` as each one
     finishes. Only a full run has an overall and a fingerprint.
 
     The spec enters here: its standard Unicode symbols are read as their ASCII spelling
-    (`tla.unicode`, same lines), and every phase sees that one text; P1's details and the
-    fingerprint say how many symbols were rewritten. The stored spec stays the submitter's."""
+    (`tla.unicode`, same lines), and every phase sees that one text, parsed once
+    (`tla.parsed.ParsedSpec`); P1's details and the fingerprint say how many symbols were
+    rewritten. The stored spec stays the submitter's."""
     chosen = select_phases(phases)
-    reading = unicode.to_ascii(spec_text)
-    spec_text = reading.text
-    adapter = complete_adapter(
-        adapter or Adapter.identity_for(contract), contract, spec_text, cfg_text
-    )
+    spec = parse_spec(spec_text)
+    adapter = complete_adapter(adapter or Adapter.identity_for(contract), contract, spec, cfg_text)
     outcomes: dict[str, PhaseOutcome] = {}
 
-    def record(phase: str, compute: Callable[[], PhaseOutcome]) -> PhaseOutcome:
+    def record(phase: PhaseName, compute: Callable[[], PhaseOutcome]) -> PhaseOutcome:
         started = time.monotonic()
         try:
             outcome = compute()
@@ -215,7 +212,7 @@ def score_spec(
 
     gate = ""
     if "syntax" in chosen:
-        p1 = record("syntax", lambda: noting(reading, syntax.check_syntax(spec_text, contract)))
+        p1 = record("syntax", lambda: syntax.check_syntax(spec, contract))
         if not syntax.syntax_passed(p1):
             gate = (
                 "the module does not parse (P1 < 1)"
@@ -226,9 +223,7 @@ def score_spec(
         if gate:
             record("runtime", lambda: skipped("runtime", gate))
         else:
-            p2 = record(
-                "runtime", lambda: runtime.check_runtime(spec_text, contract, adapter=adapter)
-            )
+            p2 = record("runtime", lambda: runtime.check_runtime(spec, contract, adapter=adapter))
             if not runtime.runtime_passed(p2):
                 gate = (
                     "no action of Next fired without an error (P2 = 0)"
@@ -245,25 +240,26 @@ def score_spec(
         else:
             record(
                 "conformance",
-                lambda: conformance.check_conformance(spec_text, contract, windows, adapter),
+                lambda: conformance.check_conformance(spec, contract, windows, adapter),
             )
 
     if "invariant" in chosen:
         if gate:
             record("invariant", lambda: skipped("invariant", gate))
         else:
-            record("invariant", lambda: invariants.check_invariants(spec_text, contract, adapter))
+            # P4 still reads the text and parses it itself (until phases/invariants.py is split).
+            record("invariant", lambda: invariants.check_invariants(spec.text, contract, adapter))
 
     if chosen != list(PHASES):
         return ScoreReport(outcomes=outcomes, overall=None)
     return ScoreReport(
         outcomes=outcomes,
         overall=composite(outcomes),
-        fingerprint=fingerprint(contract, windows, adapter, cfg_text, outcomes, reading),
+        fingerprint=fingerprint(contract, windows, adapter, cfg_text, outcomes, spec.reading),
     )
 
 
-def windows_hash(windows: list[dict]) -> str:
+def windows_hash(windows: list[Window]) -> str:
     """Order-independent sha256 of the windows used (canonical JSON, sorted by window id)."""
     canonical = sorted(json.dumps(w, sort_keys=True, separators=(",", ":")) for w in windows)
     return hashlib.sha256("\n".join(canonical).encode()).hexdigest()
@@ -271,12 +267,12 @@ def windows_hash(windows: list[dict]) -> str:
 
 def fingerprint(
     contract: Contract,
-    windows: list[dict],
+    windows: list[Window],
     adapter: Adapter,
     cfg_text: str | None = None,
     outcomes: dict[str, PhaseOutcome] | None = None,
     reading: unicode.AsciiSpec | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """What a score depends on besides the spec (DESIGN.md §3.3).
 
     TLC flags come from each phase's `details["tlc_flags"]` when the phase reports them (the

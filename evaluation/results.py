@@ -7,7 +7,17 @@ database rows carry the same fields.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Literal
+from typing import Any, Literal
+
+from evaluation.details import (
+    ActionDetail,
+    CommonDetails,
+    CounterexampleState,
+    JsonState,
+    NoDetail,
+    PhaseDetails,
+    WindowDetail,
+)
 
 PhaseName = Literal["syntax", "runtime", "conformance", "invariant"]
 PhaseStatus = Literal["ran", "skipped", "timeout", "error", "n/a"]
@@ -24,7 +34,7 @@ class ActionOutcome:
     action: str
     passed: int
     total: int
-    detail: dict = field(default_factory=dict)
+    detail: ActionDetail = field(default_factory=NoDetail)
 
 
 @dataclass
@@ -33,12 +43,12 @@ class WindowOutcome:
     trace_id: str
     window_id: str
     actor: str
-    pre_state: dict
-    post_state: dict
+    pre_state: JsonState
+    post_state: JsonState
     verdict: WindowVerdict
     reason: str = ""
-    input: dict | None = None
-    detail: dict = field(default_factory=dict)
+    input: Any = None  # the window's message (JSON), None when it has none
+    detail: WindowDetail = field(default_factory=WindowDetail)
 
 
 @dataclass
@@ -47,7 +57,7 @@ class InvariantOutcome:
     kind: Literal["safety", "liveness"]
     verdict: InvariantVerdict
     reason: str = ""
-    counterexample: list[dict] = field(default_factory=list)
+    counterexample: list[CounterexampleState] = field(default_factory=list)
 
 
 @dataclass
@@ -55,23 +65,23 @@ class PhaseOutcome:
     phase: PhaseName
     status: PhaseStatus
     score: float | None
-    details: dict = field(default_factory=dict)
+    details: PhaseDetails = field(default_factory=CommonDetails)
     actions: list[ActionOutcome] = field(default_factory=list)
     windows: list[WindowOutcome] = field(default_factory=list)
     invariants: list[InvariantOutcome] = field(default_factory=list)
     duration_seconds: float = 0.0
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict) -> PhaseOutcome:
+    def from_dict(cls, data: dict[str, Any]) -> PhaseOutcome:
         """The inverse of `to_dict` (a phase reported as JSON by the scorer container)."""
         return cls(
             phase=data["phase"],
             status=data["status"],
             score=data["score"],
-            details=data.get("details") or {},
+            details=data.get("details") or CommonDetails(),
             actions=[ActionOutcome(**a) for a in data.get("actions") or []],
             windows=[WindowOutcome(**w) for w in data.get("windows") or []],
             invariants=[InvariantOutcome(**i) for i in data.get("invariants") or []],

@@ -10,12 +10,17 @@ formula and the other weights are renormalised to sum 1. Reported runs keep the 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping
+from typing import Final, SupportsFloat
+
+# A weight as given: a number, or its text (the board's `?weights=` parameter).
+Weight = SupportsFloat | str
 
 PHASES = ("syntax", "runtime", "conformance", "invariant")
 PHASE_WEIGHTS = {"syntax": 0.15, "runtime": 0.15, "conformance": 0.35, "invariant": 0.35}
 OFFICIAL_WEIGHTS = tuple(PHASE_WEIGHTS[phase] for phase in PHASES)
-NOT_APPLICABLE = "n/a"
-TIMEOUT = "timeout"
+NOT_APPLICABLE: Final = "n/a"
+TIMEOUT: Final = "timeout"
 # One rule for time-outs in every phase (docs/ARCHITECTURE.md and the methodology page say the
 # same; `pipeline.score_spec` applies it as each phase ends, `cell_score` on the board): a phase
 # that ends with status `timeout` scores 0, whatever it decided before time ran out (those
@@ -24,7 +29,7 @@ TIMEOUT = "timeout"
 TIMEOUT_RULE = "a phase that runs out of time scores 0; its partial verdicts are shown, not counted"
 
 
-def normalise_weights(weights) -> tuple[float, float, float, float]:
+def normalise_weights(weights: Iterable[Weight]) -> tuple[float, float, float, float]:
     """Four non-negative weights scaled to sum 1; ValueError for anything else."""
     weights = list(weights)
     for w in weights:
@@ -41,22 +46,27 @@ def normalise_weights(weights) -> tuple[float, float, float, float]:
     return tuple(round(w / total, 6) for w in values)  # type: ignore[return-value]
 
 
-def cell_score(scores: dict, statuses: dict, provenance: str, weights=OFFICIAL_WEIGHTS) -> float:
+def cell_score(
+    scores: Mapping[str, float | None],
+    statuses: Mapping[str, str],
+    provenance: str,
+    weights: Iterable[Weight] = OFFICIAL_WEIGHTS,
+) -> float:
     """The weighted score of one run (see the module docstring for missing and N/A phases)."""
-    weights = dict(zip(PHASES, normalise_weights(weights), strict=True))
+    normalised = dict(zip(PHASES, normalise_weights(weights), strict=True))
     applicable = [
         p for p in PHASES if not (provenance == "verified" and statuses.get(p) == NOT_APPLICABLE)
     ]
-    weight_sum = sum(weights[p] for p in applicable)
+    weight_sum = sum(normalised[p] for p in applicable)
     if weight_sum <= 0:
         return 0.0
-    total = sum(weights[p] * _counted(scores, statuses, p) for p in applicable)
+    total = sum(normalised[p] * _counted(scores, statuses, p) for p in applicable)
     # The weights already sum to 1; dividing by their float sum (0.9999999999999999) would move
     # the paper's 0.7374999999999999 to 0.7375, whose published rounding is 0.738, not 0.737.
     return total if len(applicable) == len(PHASES) else total / weight_sum
 
 
-def _counted(scores: dict, statuses: dict, phase: str) -> float:
+def _counted(scores: Mapping[str, float | None], statuses: Mapping[str, str], phase: str) -> float:
     if statuses.get(phase) == TIMEOUT:
         return 0.0
     return scores.get(phase) or 0.0

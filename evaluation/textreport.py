@@ -1,8 +1,10 @@
 """The plain-text table `score` prints without --json (both `python -m evaluation score` and
 `manage.py score`)."""
 
+from typing import Any
 
-def render(result: dict) -> str:
+
+def render(result: dict[str, Any]) -> str:
     """A table of the phases, each followed by its diagnostic lines."""
     lines = [f"{'phase':<12} {'status':<8} {'score':>6} {'time':>7}"]
     for name, phase in result["phases"].items():
@@ -18,7 +20,7 @@ def render(result: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _phase_lines(phase: dict) -> list[str]:
+def _phase_lines(phase: dict[str, Any]) -> list[str]:
     details = phase["details"]
     lines = [m.splitlines()[0] for m in details.get("whole_module", {}).get("messages", []) if m]
     for row in details.get("definitions", []):
@@ -45,7 +47,7 @@ def _phase_lines(phase: dict) -> list[str]:
     return lines
 
 
-def _action_line(phase: str, action: dict) -> str:
+def _action_line(phase: str, action: dict[str, Any]) -> str:
     detail = action["detail"]
     if phase == "runtime":
         error = " ERROR" if detail.get("error") else ""

@@ -6,8 +6,8 @@ import pytest
 
 from evaluation import pipeline
 from evaluation.inputs.contracts import TASKS_DATA_DIR, load_contract
+from evaluation.tla import treesitter
 from evaluation.tla.sandbox import run_sany
-from evaluation.tla.splitter import _parser
 from evaluation.tla.unicode import TABLE, spell_out, to_ascii
 from tests.fidelity.corpus import CORPUS, FIDELITY
 
@@ -53,7 +53,7 @@ def junction_shape(text: str) -> list[tuple[str, int, int]]:
         for child in node.children:
             walk(child)
 
-    walk(_parser().parse(text.encode()).root_node)
+    walk(treesitter.parse(text.encode()).root_node)
     return found
 
 

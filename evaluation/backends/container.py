@@ -34,11 +34,18 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from evaluation.cli import EXIT_BAD_INPUT, EXIT_INTERNAL, PROGRESS_EVENT, write_windows
+from evaluation.inputs.contracts import Contract
 from evaluation.pipeline import ScoreReport
 from evaluation.results import PhaseOutcome
 from evaluation.scoring import PHASES
+from evaluation.windows.window import Window
+
+if TYPE_CHECKING:  # the Docker SDK is imported when a container is needed (the site only)
+    from docker import DockerClient
+    from docker.models.containers import Container
 
 LABEL = "org.sysmobench.scorer"
 RUN_LABEL = "org.sysmobench.run"
@@ -84,7 +91,7 @@ class Limits:
     tmpfs_mb: int
 
 
-def limits_for(contract, settings: ContainerSettings) -> Limits:
+def limits_for(contract: Contract, settings: ContainerSettings) -> Limits:
     """The container's limits from the contract's budgets (and the operator's settings)."""
     wall = int(contract.budgets.worst_case_seconds(len(contract.invariants)))
     wall += settings.margin_seconds
@@ -100,7 +107,7 @@ def limits_for(contract, settings: ContainerSettings) -> Limits:
     )
 
 
-def container_options(limits: Limits) -> dict:
+def container_options(limits: Limits) -> dict[str, Any]:
     """Keyword arguments for `client.containers.create`: the isolation every run gets."""
     return {
         "user": USER,
@@ -122,7 +129,7 @@ def container_options(limits: Limits) -> dict:
     }
 
 
-def docker_client():
+def docker_client() -> DockerClient:
     """A client for the engine named by DOCKER_HOST (default: the local socket)."""
     import docker
     from docker.errors import DockerException
@@ -135,7 +142,7 @@ def docker_client():
     return client
 
 
-def image_identity(client, image: str) -> dict:
+def image_identity(client: DockerClient, image: str) -> dict[str, Any]:
     """What the fingerprint records of the image: its name, its content id and repo digests."""
     from docker.errors import DockerException, ImageNotFound
 
@@ -159,15 +166,15 @@ def image_identity(client, image: str) -> dict:
 
 def score_in_container(
     spec_text: str,
-    contract,
-    windows: list[dict],
+    contract: Contract,
+    windows: list[Window],
     *,
     adapter_text: str | None = None,
     cfg_text: str | None = None,
     settings: ContainerSettings | None = None,
     on_phase: Callable[[PhaseOutcome], None] | None = None,
     run_label: str = "",
-    client=None,
+    client: DockerClient | None = None,
 ) -> ScoreReport:
     """Score a spec in a fresh container; the same report `pipeline.score_spec` gives, with the
     backend and the image identity added to the fingerprint."""
@@ -196,13 +203,13 @@ class ContainerResult:
 
 
 def run_container(
-    client,
+    client: DockerClient,
     image: str,
     argv: list[str],
     folder: Path,
     limits: Limits,
     run_label: str = "",
-    on_line: Callable[[str], None] | None = None,
+    on_line: Callable[[str], bool] | None = None,
     entrypoint: list[str] | None = None,
 ) -> ContainerResult:
     """Run `argv` in a container of `image` with `folder` mounted read-only at /in; the
@@ -236,6 +243,7 @@ def run_container(
         tail = _follow_stderr(container, on_line)
         status = container.wait(timeout=limits.wall_seconds + 60)
         killer.cancel()
+        assert container.id is not None  # an id is what `create` returns
         state = client.api.inspect_container(container.id)["State"]
         stdout = container.logs(stdout=True, stderr=False)
         seconds = time.monotonic() - started
@@ -259,7 +267,7 @@ class _Killer:
     """Kills the container when the worker-side deadline passes (the in-container `timeout`
     normally ends it first; this covers a container that does not start its command)."""
 
-    def __init__(self, container, seconds: float):
+    def __init__(self, container: Container, seconds: float) -> None:
         self.fired = False
         self._timer = threading.Timer(seconds, self._kill, args=(container,))
         self._timer.daemon = True
@@ -270,7 +278,7 @@ class _Killer:
     def cancel(self) -> None:
         self._timer.cancel()
 
-    def _kill(self, container) -> None:
+    def _kill(self, container: Container) -> None:
         self.fired = True
         try:
             container.kill()
@@ -278,9 +286,9 @@ class _Killer:
             pass
 
 
-def _follow_stderr(container, on_line: Callable[[str], None] | None) -> deque[str]:
-    """Feed each stderr line to `on_line` while the container runs; keep the last lines that
-    were not progress events (tracebacks, the CLI's error message)."""
+def _follow_stderr(container: Container, on_line: Callable[[str], bool] | None) -> deque[str]:
+    """Feed each stderr line to `on_line` while the container runs (True: it was a progress
+    event); keep the last lines that were not (tracebacks, the CLI's error message)."""
     tail: deque[str] = deque(maxlen=STDERR_TAIL_LINES)
     for line in _lines(container.logs(stdout=False, stderr=True, stream=True, follow=True)):
         if on_line is None or not on_line(line):
@@ -318,7 +326,7 @@ def _phase_sink(on_phase: Callable[[PhaseOutcome], None] | None) -> Callable[[st
     return handle
 
 
-def _remove(container) -> None:
+def _remove(container: Container) -> None:
     try:
         container.remove(force=True)
     except Exception:  # the reaper removes it by label if the engine refused now
@@ -365,7 +373,7 @@ def _last_error(text: str) -> str:
 class input_dir:  # noqa: N801 - used as a context manager, like tempfile.TemporaryDirectory
     """A fresh directory the container can read (0755, files 0644), deleted on exit."""
 
-    def __init__(self, root: str | None):
+    def __init__(self, root: str | None) -> None:
         self.root = root
 
     def __enter__(self) -> Path:
@@ -375,11 +383,18 @@ class input_dir:  # noqa: N801 - used as a context manager, like tempfile.Tempor
         self.path.chmod(0o755)
         return self.path
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         shutil.rmtree(self.path, ignore_errors=True)
 
 
-def write_inputs(folder: Path, spec_text, contract, windows, adapter_text, cfg_text) -> list[str]:
+def write_inputs(
+    folder: Path,
+    spec_text: str,
+    contract: Contract,
+    windows: list[Window],
+    adapter_text: str | None,
+    cfg_text: str | None,
+) -> list[str]:
     """Write the run's inputs under `folder`; the CLI arguments that read them inside."""
     files = {"spec.tla": spec_text}
     argv = ["score", f"{IN}/spec.tla", "--task", contract.slug, "--json", "--progress", "json"]
@@ -412,7 +427,7 @@ def write_inputs(folder: Path, spec_text, contract, windows, adapter_text, cfg_t
 
 
 def reap_containers(
-    client=None,
+    client: DockerClient | None = None,
     now: float | None = None,
     input_root: str | None = None,
     input_older_than: float = 3 * 3600,
@@ -431,7 +446,7 @@ def reap_containers(
         if live and _in_use(labels, now):
             continue
         _remove(container)
-        removed["containers"].append(container.name)
+        removed["containers"].append(container.name or container.short_id)
     base = Path(input_root or tempfile.gettempdir())
     for path in base.glob(f"{INPUT_PREFIX}*"):
         try:
@@ -443,7 +458,7 @@ def reap_containers(
     return removed
 
 
-def _in_use(labels: dict, now: float) -> bool:
+def _in_use(labels: dict[str, str], now: float) -> bool:
     try:
         deadline = float(labels.get(DEADLINE_LABEL, "0"))
     except ValueError:

@@ -16,9 +16,22 @@ adapter makes up, which no invariant may be credited for (P4 says "not modelled 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from tree_sitter import Node
+
+from evaluation.tla.parsed import ParsedSpec, spec_of
 from evaluation.tla.sandbox.precheck import strip_comments
 from evaluation.tla.snippets import parse_units
-from evaluation.tla.splitter import list_module
+from evaluation.tla.splitter import Listing
+from evaluation.tla.treesitter import text_of
+
+if TYPE_CHECKING:  # contracts imports this module to check the adapters it loads
+    from evaluation.inputs.contracts import Adapter
+
+# (section, key) -> the line of the adapter YAML it is on, for messages.
+KeyLines = dict[tuple[str, str], int]
 
 # Names an adapter expression may use that the generated modules define (with their own
 # collision-free names): `ToSpec(v)` maps a contract value to the spec's, `ToContract(v)` back.
@@ -31,14 +44,14 @@ STATE_KEYWORDS = {"prime": "a prime", "unchanged": "UNCHANGED", "enabled": "ENAB
 BOUND_NAMES = ("actor", "msg", "obs", *VALUE_HELPERS)
 
 
-def _tree(expr: str):
+def _tree(expr: str) -> Node | None:
     units = parse_units(f"AdapterExpr__ == {expr}")
     if not units:
         return None
     return units[0].child_by_field_name("definition")
 
 
-def _walk(node):
+def _walk(node: Node) -> Iterator[Node]:
     yield node
     for child in node.children:
         yield from _walk(child)
@@ -48,21 +61,21 @@ def identifiers(expr: str) -> set[str]:
     node = _tree(expr)
     if node is None:
         return set()
-    return {n.text.decode() for n in _walk(node) if n.type in ("identifier_ref", "identifier")}
+    return {text_of(n) for n in _walk(node) if n.type in ("identifier_ref", "identifier")}
 
 
 def forbidden(expr: str) -> list[str]:
     return [FORBIDDEN[name] for name in sorted(identifiers(expr) & set(FORBIDDEN))]
 
 
-def _state_level_problem(node) -> str | None:
+def _state_level_problem(node: Node) -> str | None:
     for n in _walk(node):
         if n.type in STATE_KEYWORDS:
             return f"it uses {STATE_KEYWORDS[n.type]}, which describes a step, not a state"
     return None
 
 
-def _action_problem(node) -> str | None:
+def _action_problem(node: Node) -> str | None:
     """Why `node` is not a disjunction of calls of actions (possibly under \\E), or None."""
     kind = node.type
     if kind == "parentheses":
@@ -83,7 +96,7 @@ def _action_problem(node) -> str | None:
             )
         if op.type != "lor":
             return (
-                f"it is an expression with {op.text.decode()!r}, not a call of the spec's "
+                f"it is an expression with {text_of(op)!r}, not a call of the spec's "
                 "actions (an action mapping is a disjunction of calls, possibly under \\E)"
             )
         return _action_problem(node.named_children[0]) or _action_problem(node.named_children[2])
@@ -102,7 +115,7 @@ def _action_problem(node) -> str | None:
         for arg in node.named_children[1:]:
             problem = _state_level_problem(arg)
             if problem:
-                return "an argument of " + node.named_children[0].text.decode() + problem[2:]
+                return "an argument of " + text_of(node.named_children[0]) + problem[2:]
         return None
     if kind == "prefixed_op":
         return "calls through an INSTANCE (M!A) are not supported; call the spec's action"
@@ -117,7 +130,7 @@ def called_operators(expr: str) -> set[str]:
     node = _tree(expr)
     out: set[str] = set()
 
-    def visit(n):
+    def visit(n: Node | None) -> None:
         if n is None:
             return
         if n.type == "parentheses":
@@ -133,20 +146,20 @@ def called_operators(expr: str) -> set[str]:
         elif n.type == "bounded_quantification":
             visit(n.named_children[-1])
         elif n.type == "identifier_ref":
-            out.add(n.text.decode())
+            out.add(text_of(n))
         elif n.type == "bound_op":
-            out.add(n.named_children[0].text.decode())
+            out.add(text_of(n.named_children[0]))
 
     visit(node)
     return out
 
 
-def _where(lines: dict, section: str, key: str) -> str:
+def _where(lines: KeyLines, section: str, key: str) -> str:
     line = lines.get((section, key))
     return f"line {line}: {section}.{key}" if line else f"{section}.{key}"
 
 
-def syntax_problems(adapter, lines: dict | None = None) -> list[str]:
+def syntax_problems(adapter: Adapter, lines: KeyLines | None = None) -> list[str]:
     """Problems that need no spec: forbidden constructs, primes in state mappings, action
     mappings that are not disjunctions of calls."""
     lines = lines or {}
@@ -175,10 +188,12 @@ def syntax_problems(adapter, lines: dict | None = None) -> list[str]:
     return problems
 
 
-def spec_problems(adapter, spec_text: str, lines: dict | None = None) -> list[str]:
+def spec_problems(
+    adapter: Adapter, spec: str | ParsedSpec, lines: KeyLines | None = None
+) -> list[str]:
     """Action mappings must call actions of this spec, reached from its next-state relation."""
     lines = lines or {}
-    listing = list_module(spec_text)
+    listing = spec_of(spec).listing
     actions = spec_actions(listing, adapter.next_name())
     defined = {d.name for d in listing.definitions}
     problems = []
@@ -197,7 +212,7 @@ def spec_problems(adapter, spec_text: str, lines: dict | None = None) -> list[st
     return problems
 
 
-def spec_actions(listing, next_name: str) -> set[str]:
+def spec_actions(listing: Listing, next_name: str) -> set[str]:
     """Definitions reached from `next_name` that touch primed state (or are `next_name`)."""
     by_name = {d.name: d for d in listing.definitions}
     stepping = listing.referring_to(
@@ -207,7 +222,8 @@ def spec_actions(listing, next_name: str) -> set[str]:
             if "'" in _code(d.text) or "UNCHANGED" in _code(d.text)
         }
     )
-    reached, todo = set(), [next_name]
+    reached: set[str] = set()
+    todo = [next_name]
     while todo:
         name = todo.pop()
         if name in reached or name not in by_name:
@@ -221,10 +237,12 @@ def _code(text: str) -> str:
     return strip_comments(text)
 
 
-def invented_variables(adapter, spec_text: str, schema: list[str]) -> dict[str, str]:
+def invented_variables(
+    adapter: Adapter, spec: str | ParsedSpec, schema: list[str]
+) -> dict[str, str]:
     """Schema variable -> its mapping, for mappings that read no spec variable (directly or
     through the spec's definitions)."""
-    listing = list_module(spec_text)
+    listing = spec_of(spec).listing
     stateful = listing.referring_to(set(listing.variables))
     out = {}
     for var in schema:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from evaluation.inputs.adapter_check import VALUE_HELPERS
+from evaluation.inputs.contracts import Adapter
 from evaluation.phases.conformance.spectext import substitute
 
 _SPEC_SHAPE = re.compile(r"==\s*(?:/\\\s*)?(\w+)\s*/\\\s*\[\]\s*\[\s*(\w+)\s*\]_")
@@ -27,7 +28,7 @@ def rewrite(expr: str, prefix: str) -> str:
     return substitute(expr, helper_names(prefix))
 
 
-def prelude(adapter, prefix: str) -> list[str]:
+def prelude(adapter: Adapter, prefix: str) -> list[str]:
     """Module lines: model value declarations and the two value-mapping helpers."""
     lines = []
     if adapter.model_values:
@@ -42,7 +43,7 @@ def prelude(adapter, prefix: str) -> list[str]:
     return lines
 
 
-def spec_value(pinned: str, adapter, to_spec: str) -> str:
+def spec_value(pinned: str, adapter: Adapter, to_spec: str) -> str:
     """A pinned (contract-typed) constant as the spec sees it: translated by the adapter's value
     mapping, element by element for a set (`{"1", "2"}` -> `{s1, s2}`). Without a value mapping
     the pinned value is used as it is."""
@@ -68,11 +69,11 @@ def _split(inner: str) -> list[str]:
     return [e for e in inner.split(",") if e.strip()] if inner else []
 
 
-def model_value_cfg(adapter) -> list[str]:
+def model_value_cfg(adapter: Adapter) -> list[str]:
     return [f"CONSTANT {m} = {m}" for m in adapter.model_values]
 
 
-def behaviour(adapter, spec_text: str) -> tuple[str, str]:
+def behaviour(adapter: Adapter, spec_text: str) -> tuple[str, str]:
     """(init, next) operator names of the spec's behaviour."""
     given = adapter.behaviour
     init, nxt = given.get("init"), given.get("next")
@@ -85,7 +86,7 @@ def behaviour(adapter, spec_text: str) -> tuple[str, str]:
     return init or "Init", nxt or "Next"
 
 
-def specification(adapter, defined: set[str]) -> str | None:
+def specification(adapter: Adapter, defined: set[str]) -> str | None:
     """The temporal formula naming the spec's behaviour with its fairness, if it has one."""
     spec = adapter.behaviour.get("specification")
     if spec:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, fields
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,8 @@ class InvariantBudget:
     seed: int = 1
 
 
-PHASE_BUDGETS = {
+BudgetSection = SyntaxBudget | RuntimeBudget | ConformanceBudget | InvariantBudget
+PHASE_BUDGETS: dict[str, type[BudgetSection]] = {
     "syntax": SyntaxBudget,
     "runtime": RuntimeBudget,
     "conformance": ConformanceBudget,
@@ -67,29 +69,32 @@ class Budgets:
     conformance: ConformanceBudget = ConformanceBudget()
     invariant: InvariantBudget = InvariantBudget()
 
-    def get(self, phase: str, key: str):
+    def get(self, phase: str, key: str) -> float:
+        """A budget value: an int for whole-number keys (depth, seed, heap_mb ...)."""
         section = getattr(self, phase, None)
         if section is None or key not in {f.name for f in fields(section)}:
             raise KeyError(f"no budget {phase}.{key}")
-        return getattr(section, key)
+        value: float = getattr(section, key)
+        return value
 
-    def with_(self, phase: str, **changes) -> Budgets:
+    def with_(self, phase: str, **changes: float) -> Budgets:
         """A copy with some keys of one phase changed (checked like the YAML)."""
         current = dataclasses.asdict(getattr(self, phase))
-        section = _section(phase, {**current, **changes})
-        return dataclasses.replace(self, **{phase: section})
+        # Keyword by phase name: the section's class is the phase's (`_section`).
+        replaced: dict[str, Any] = {phase: _section(phase, {**current, **changes})}
+        return dataclasses.replace(self, **replaced)
 
     def worst_case_seconds(self, invariants: int) -> float:
         """Wall clock a whole scoring may take: every phase's budget, plus P4's per-invariant
         runs after its joint runs (the container and job timeouts must stay above this)."""
-        phases = sum(getattr(self, phase).wall_seconds for phase in PHASE_BUDGETS)
+        phases: float = sum(getattr(self, phase).wall_seconds for phase in PHASE_BUDGETS)
         return phases + invariants * self.invariant.per_invariant_seconds
 
-    def as_dict(self) -> dict[str, dict]:
+    def as_dict(self) -> dict[str, dict[str, float]]:
         return {phase: dataclasses.asdict(getattr(self, phase)) for phase in PHASE_BUDGETS}
 
 
-def parse_budgets(value) -> Budgets:
+def parse_budgets(value: object) -> Budgets:
     """`budgets:` as read from YAML (None means every default); raises BudgetError."""
     if value is None:
         return Budgets()
@@ -100,10 +105,11 @@ def parse_budgets(value) -> Budgets:
         raise BudgetError(
             f"unknown phase(s) {', '.join(unknown)} (known: {', '.join(PHASE_BUDGETS)})"
         )
-    return Budgets(**{phase: _section(phase, keys or {}) for phase, keys in value.items()})
+    sections: dict[str, Any] = {phase: _section(phase, keys or {}) for phase, keys in value.items()}
+    return Budgets(**sections)
 
 
-def _section(phase: str, keys):
+def _section(phase: str, keys: object) -> BudgetSection:
     cls = PHASE_BUDGETS[phase]
     if not isinstance(keys, dict):
         raise BudgetError(f"{phase}: expected a mapping, got {type(keys).__name__}")
@@ -113,13 +119,13 @@ def _section(phase: str, keys):
         raise BudgetError(
             f"{phase}: unknown key(s) {', '.join(unknown)} (known: {', '.join(known)})"
         )
-    values = {}
+    values: dict[str, Any] = {}
     for name, value in keys.items():
-        values[name] = _typed(f"{phase}.{name}", known[name].type, value)
+        values[name] = _typed(f"{phase}.{name}", str(known[name].type), value)
     return cls(**values)
 
 
-def _typed(where: str, kind: str, value):
+def _typed(where: str, kind: str, value: object) -> float:
     # bool is an int in Python; `depth: true` is a typo, not 1.
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise BudgetError(f"{where}: expected a number, got {value!r}")
@@ -131,4 +137,5 @@ def _typed(where: str, kind: str, value):
             return value
     if value <= 0:
         raise BudgetError(f"{where}: must be positive, got {value!r}")
-    return float(value) if kind == "float" else value
+    number: float = float(value) if kind == "float" else value
+    return number

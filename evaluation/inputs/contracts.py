@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any, NoReturn
 
 import yaml
 
 from evaluation.inputs.adapter_check import syntax_problems
 from evaluation.inputs.budgets import BudgetError, Budgets, parse_budgets
+from evaluation.inputs.tlc_cfg import TlcConfig
+from evaluation.tla.parsed import ParsedSpec, spec_of
 from evaluation.tla.snippets import definition_name, expression_parses
-from evaluation.tla.splitter import list_module
 
 TASKS_DATA_DIR = Path(__file__).resolve().parents[2] / "tasks_data"
 
@@ -170,9 +173,14 @@ class Contract:
     def observed_variables(self) -> list[str]:
         return [name for name, var in self.schema.items() if var.observed]
 
-    def budget(self, phase: str, key: str):
+    def budget(self, phase: str, key: str) -> float:
         """A budget value (`evaluation/inputs/budgets.py` holds the one default of each key)."""
         return self.budgets.get(phase, key)
+
+
+# What the phases accept as a contract: a loaded one, a plain dict of some of its fields (tests,
+# bench), or nothing (the defaults).
+ContractLike = Contract | Mapping[str, Any] | None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -182,13 +190,19 @@ class Contract:
 class _Reader:
     """Field access on a YAML mapping with errors that name the file and the field path."""
 
-    def __init__(self, file: str):
+    def __init__(self, file: str) -> None:
         self.file = file
 
-    def fail(self, where: str, what: str):
+    def fail(self, where: str, what: str) -> NoReturn:
         raise ContractError(f"{self.file}: {where}: {what}")
 
-    def mapping(self, value, where: str, required=(), optional=()) -> dict:
+    def mapping(
+        self,
+        value: object,
+        where: str,
+        required: Collection[str] = (),
+        optional: Collection[str] = (),
+    ) -> dict[Any, Any]:
         if not isinstance(value, dict):
             self.fail(where, f"expected a mapping, got {type(value).__name__}")
         if required or optional:
@@ -200,23 +214,23 @@ class _Reader:
                 self.fail(where, f"missing field(s) {', '.join(missing)}")
         return value
 
-    def string(self, value, where: str, allow_empty=False) -> str:
+    def string(self, value: object, where: str, allow_empty: bool = False) -> str:
         if not isinstance(value, str) or (not allow_empty and not value.strip()):
             self.fail(where, "expected a non-empty string")
         return value
 
-    def strings(self, value, where: str) -> tuple[str, ...]:
+    def strings(self, value: object, where: str) -> tuple[str, ...]:
         if not isinstance(value, list):
             self.fail(where, "expected a list of strings")
         return tuple(self.string(v, f"{where}[{i}]") for i, v in enumerate(value))
 
-    def identifier(self, value, where: str) -> str:
+    def identifier(self, value: object, where: str) -> str:
         text = self.string(value, where)
         if not IDENTIFIER.match(text):
             self.fail(where, f"{text!r} is not a TLA+ identifier")
         return text
 
-    def tla(self, value, where: str) -> str:
+    def tla(self, value: object, where: str) -> str:
         text = self.string(value, where)
         if not expression_parses(text):
             self.fail(where, f"TLA+ expression does not parse: {text}")
@@ -299,19 +313,19 @@ def _load_path(path: Path) -> Contract:
     )
 
 
-def _choice(r: _Reader, value, where: str, allowed) -> str:
-    if value not in allowed:
+def _choice(r: _Reader, value: object, where: str, allowed: tuple[str, ...]) -> str:
+    if not isinstance(value, str) or value not in allowed:
         r.fail(where, f"{value!r} is not one of {', '.join(allowed)}")
     return value
 
 
-def _position(r: _Reader, value) -> int:
+def _position(r: _Reader, value: object) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
         r.fail("position", "expected a non-negative integer")
     return value
 
 
-def _source(r: _Reader, value) -> Source:
+def _source(r: _Reader, value: object) -> Source:
     data = r.mapping(value, "source", ("repository", "commit", "files"))
     return Source(
         repository=r.string(data["repository"], "source.repository"),
@@ -320,13 +334,13 @@ def _source(r: _Reader, value) -> Source:
     )
 
 
-def _extends(r: _Reader, value) -> tuple[str, ...]:
+def _extends(r: _Reader, value: list[object] | None) -> tuple[str, ...]:
     if value is None:
         return DEFAULT_EXTENDS
     return tuple(r.identifier(v, f"extends_allowed[{i}]") for i, v in enumerate(value or []))
 
 
-def _constants(r: _Reader, value) -> dict[str, str]:
+def _constants(r: _Reader, value: object) -> dict[str, str]:
     data = r.mapping(value or {}, "constants")
     return {
         r.identifier(name, f"constants.{name}"): r.tla(text, f"constants.{name}")
@@ -334,7 +348,7 @@ def _constants(r: _Reader, value) -> dict[str, str]:
     }
 
 
-def _schema(r: _Reader, value) -> dict[str, SchemaVar]:
+def _schema(r: _Reader, value: object) -> dict[str, SchemaVar]:
     data = r.mapping(value, "schema")
     if not data:
         r.fail("schema", "no schema variables")
@@ -355,7 +369,7 @@ def _schema(r: _Reader, value) -> dict[str, SchemaVar]:
     return schema
 
 
-def _actions(r: _Reader, value) -> dict[str, TargetAction]:
+def _actions(r: _Reader, value: object) -> dict[str, TargetAction]:
     data = r.mapping(value, "actions")
     if not data:
         r.fail("actions", "no target actions")
@@ -395,7 +409,14 @@ def _actions(r: _Reader, value) -> dict[str, TargetAction]:
     return actions
 
 
-def _check_free_params(r, where, params, actor, is_input, domains) -> None:
+def _check_free_params(
+    r: _Reader,
+    where: str,
+    params: tuple[str, ...],
+    actor: str | None,
+    is_input: bool,
+    domains: dict[str, str],
+) -> None:
     bound = {actor} | ({params[-1]} if is_input and params else set())
     for p in domains:
         if p not in params or p in bound:
@@ -407,7 +428,7 @@ def _check_free_params(r, where, params, actor, is_input, domains) -> None:
         r.fail(f"{where}.domains", f"parameter(s) {', '.join(free)} need a domain")
 
 
-def _unmapped(r: _Reader, value, actions: dict[str, TargetAction]) -> dict[str, str]:
+def _unmapped(r: _Reader, value: object, actions: dict[str, TargetAction]) -> dict[str, str]:
     data = r.mapping(value, "unmapped_events")
     out = {}
     for event, reason in data.items():
@@ -418,7 +439,7 @@ def _unmapped(r: _Reader, value, actions: dict[str, TargetAction]) -> dict[str, 
     return out
 
 
-def _invariants(r: _Reader, value) -> tuple[Invariant, ...]:
+def _invariants(r: _Reader, value: object) -> tuple[Invariant, ...]:
     if not isinstance(value, list):
         r.fail("invariants", "expected a list")
     seen = set()
@@ -449,7 +470,9 @@ def _invariants(r: _Reader, value) -> tuple[Invariant, ...]:
     return tuple(out)
 
 
-def _excluded(r: _Reader, value, invariants) -> tuple[ExcludedInvariant, ...]:
+def _excluded(
+    r: _Reader, value: object, invariants: tuple[Invariant, ...]
+) -> tuple[ExcludedInvariant, ...]:
     if not isinstance(value, list):
         r.fail("excluded_invariants", "expected a list")
     names = {inv.name for inv in invariants}
@@ -471,7 +494,7 @@ def _excluded(r: _Reader, value, invariants) -> tuple[ExcludedInvariant, ...]:
     return tuple(out)
 
 
-def _budgets(r: _Reader, value) -> Budgets:
+def _budgets(r: _Reader, value: object) -> Budgets:
     try:
         return parse_budgets(value)
     except BudgetError as exc:
@@ -481,7 +504,7 @@ def _budgets(r: _Reader, value) -> Budgets:
 TRACE_SOURCES = ("data", "project")
 
 
-def _traces(r: _Reader, data: dict) -> tuple[Traces | None, str]:
+def _traces(r: _Reader, data: dict[str, Any]) -> tuple[Traces | None, str]:
     value = data["traces"]
     reason = data.get("no_traces_reason", "")
     if value is None:
@@ -505,7 +528,14 @@ def _traces(r: _Reader, data: dict) -> tuple[Traces | None, str]:
 # ---------------------------------------------------------------------------------------------
 # Adapters
 
-ADAPTER_KEYS = ("variables", "actions", "actors", "constants", "model_values", "behaviour")
+ADAPTER_KEYS: tuple[str, ...] = (
+    "variables",
+    "actions",
+    "actors",
+    "constants",
+    "model_values",
+    "behaviour",
+)
 ADAPTER_KEYS += ("values", "state")
 BEHAVIOUR_KEYS = ("specification", "init", "next")
 
@@ -526,8 +556,9 @@ class Adapter:
     # Spec variable -> expression building its pre-state from the window's observed state
     # (`obs.<schema var>`), for state the spec keeps and the traces do not show.
     state: dict[str, str] = field(default_factory=dict)
-    # Entries of a submitter's cfg the scorer did not use, with the reason.
-    ignored: tuple = ()
+    # Entries of a submitter's cfg the scorer did not use, with the reason
+    # (`{"line": int | None, "entry": str, "reason": str}`).
+    ignored: tuple[dict[str, Any], ...] = ()
 
     @classmethod
     def identity_for(cls, contract: Contract) -> Adapter:
@@ -652,7 +683,7 @@ def _is_identity(adapter: Adapter, identity: Adapter) -> bool:
     return same and not any(extras) and not adapter.values and not adapter.state
 
 
-def _list(r: _Reader, value, where: str) -> list:
+def _list(r: _Reader, value: object, where: str) -> list[object]:
     if value is None:
         return []
     if not isinstance(value, list):
@@ -660,7 +691,7 @@ def _list(r: _Reader, value, where: str) -> list:
     return value
 
 
-def _literal(r: _Reader, key) -> str:
+def _literal(r: _Reader, key: object) -> str:
     """A `values` key: a contract value as TLA+ text. YAML numbers and booleans are TLA+ ones;
     any YAML string (`"1"` as well as `n1`) is the TLA+ string with that spelling."""
     if isinstance(key, bool) or isinstance(key, int):
@@ -687,16 +718,18 @@ def _key_lines(text: str) -> dict[tuple[str, str], int]:
     return out
 
 
-def adapter_with_cfg(adapter: Adapter, cfg, contract: Contract, spec_text: str) -> Adapter:
+def adapter_with_cfg(
+    adapter: Adapter, cfg: TlcConfig, contract: ContractLike, spec: str | ParsedSpec
+) -> Adapter:
     """The adapter completed from a submitter's parsed TLC cfg (`evaluation.inputs.tlc_cfg`).
 
     Constant assignments the contract does not pin become the adapter's (the adapter's own win);
     `C <- Op` becomes the constant `Op` (the spec's own definition); SPECIFICATION/INIT/NEXT name
     the behaviour. Everything else is recorded in `ignored` with the reason.
     """
-    listing = list_module(spec_text)
-    declared = set(listing.constants)
-    if isinstance(contract, dict) or contract is None:
+    declared = set(spec_of(spec).listing.constants)
+    pinned: Mapping[str, str]
+    if isinstance(contract, Mapping) or contract is None:
         pinned = (contract or {}).get("constants") or {}
     else:
         pinned = contract.constants
@@ -740,7 +773,7 @@ def _names_in(value: str) -> set[str]:
     return set(re.findall(r"(?<![\w\"])([A-Za-z0-9_]*[A-Za-z][A-Za-z0-9_]*)", value))
 
 
-def _text(value) -> str:
+def _text(value: object) -> str:
     # YAML turns `2` or `true` into numbers and booleans; adapters are TLA+ text.
     if isinstance(value, bool):
         return "TRUE" if value else "FALSE"

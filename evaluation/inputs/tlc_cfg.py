@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 KEYWORDS = {
     "CONSTANT": "CONSTANT",
@@ -74,7 +75,7 @@ class TlcConfig:
     specification: str | None = None
     init: str | None = None
     next: str | None = None
-    ignored: list[dict] = field(default_factory=list)  # {line, entry, reason}
+    ignored: list[dict[str, Any]] = field(default_factory=list)  # {line, entry, reason}
     # C -> the line assigning it, so an assignment the scorer cannot use is named by its line.
     lines: dict[str, int] = field(default_factory=dict)
 
@@ -119,9 +120,13 @@ def _expect_name(kind: str, value: str, line: int, section: str) -> None:
         raise CfgError(f"line {line}: {section} expects an operator name, got {value!r}")
 
 
-def _tokens(text: str) -> list[tuple[str, str, int]]:
+Token = tuple[str, str, int]  # (kind: the _TOKEN group, text, line)
+
+
+def _tokens(text: str) -> list[Token]:
     text = _strip_comments(text)
-    out, pos = [], 0
+    out: list[Token] = []
+    pos = 0
     while True:
         while pos < len(text) and text[pos].isspace():
             pos += 1
@@ -131,21 +136,22 @@ def _tokens(text: str) -> list[tuple[str, str, int]]:
         line = text.count("\n", 0, pos) + 1
         if not m or m.end() == pos:
             raise CfgError(f"line {line}: cannot read {text[pos : pos + 20]!r}")
-        out.append((m.lastgroup, m.group(m.lastgroup), line))
+        kind = m.lastgroup or ""  # every alternative of _TOKEN is a named group
+        out.append((kind, m.group(kind), line))
         pos = m.end()
 
 
 def _strip_comments(text: str) -> str:
     """Comments become blanks of the same line count, so line numbers stay right."""
 
-    def blank(m: re.Match) -> str:
+    def blank(m: re.Match[str]) -> str:
         return re.sub(r"[^\n]", " ", m.group(0))
 
     text = re.sub(r"\(\*.*?\*\)", blank, text, flags=re.DOTALL)
     return re.sub(r"\\\*[^\n]*", blank, text)
 
 
-def _constant(tokens, i: int, cfg: TlcConfig) -> int:
+def _constant(tokens: list[Token], i: int, cfg: TlcConfig) -> int:
     kind, name, line = tokens[i]
     if kind != "name":
         raise CfgError(f"line {line}: expected a constant name, got {name!r}")
@@ -168,7 +174,7 @@ def _constant(tokens, i: int, cfg: TlcConfig) -> int:
     return j
 
 
-def _value(tokens, i: int, cfg: TlcConfig, line: int) -> tuple[str, int]:
+def _value(tokens: list[Token], i: int, cfg: TlcConfig, line: int) -> tuple[str, int]:
     if i >= len(tokens):
         raise CfgError(f"line {line}: missing value")
     kind, value, at = tokens[i]

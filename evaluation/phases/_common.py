@@ -2,36 +2,42 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from evaluation.inputs.budgets import Budgets, parse_budgets
+from evaluation.inputs.contracts import ContractLike
 from evaluation.tla.sandbox.limits import Limits
 from evaluation.tla.sandbox.precheck import DEFAULT_ALLOWED
 
+__all__ = ["ContractLike", "allowed_modules", "budget", "budgets_of", "field", "limits_for"]
 
-def field(obj, name: str, default=None):
+
+def field(obj: ContractLike, name: str, default: Any = None) -> Any:
     """A contract field whether the contract is an object or a plain dict."""
     if obj is None:
         return default
-    if isinstance(obj, dict):
+    if isinstance(obj, Mapping):
         return obj.get(name, default)
     return getattr(obj, name, default)
 
 
-def budgets_of(contract) -> Budgets:
+def budgets_of(contract: ContractLike) -> Budgets:
     """The contract's typed budgets; a plain-dict contract (tests, bench) goes through the same
     strict parser, so its unknown keys are refused and its defaults are the contract's."""
     value = field(contract, "budgets", None)
     return value if isinstance(value, Budgets) else parse_budgets(value)
 
 
-def budget(contract, phase: str, key: str):
+def budget(contract: ContractLike, phase: str, key: str) -> float:
     return budgets_of(contract).get(phase, key)
 
 
-def allowed_modules(contract) -> set[str]:
+def allowed_modules(contract: ContractLike) -> set[str]:
     return set(field(contract, "extends_allowed", None) or DEFAULT_ALLOWED)
 
 
-def limits_for(contract, phase: str) -> Limits:
+def limits_for(contract: ContractLike, phase: str) -> Limits:
     wall = float(budget(contract, phase, "wall_seconds"))
     return Limits(
         wall_seconds=wall,

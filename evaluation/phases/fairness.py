@@ -20,9 +20,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from evaluation.tla.splitter import _parser
+from tree_sitter import Node
+
+from evaluation.tla.parsed import ParsedSpec, spec_of
 
 MAX_DEPTH = 8
+# (start byte, end byte, replacement text) in the spec's source.
+Edit = tuple[int, int, str]
+# A node whose text, with its edits applied, is one fairness conjunct.
+Piece = tuple[Node, list[Edit]]
 
 
 @dataclass
@@ -32,11 +38,14 @@ class Fairness:
 
 
 def spec_fairness(
-    spec_text: str, init_name: str = "Init", next_name: str = "Next", spec_name: str = "Spec"
+    spec: str | ParsedSpec,
+    init_name: str = "Init",
+    next_name: str = "Next",
+    spec_name: str = "Spec",
 ) -> Fairness:
-    source = spec_text.encode()
-    tree = _parser().parse(source)
-    definitions = _definitions(tree.root_node, source)
+    parsed = spec_of(spec)
+    source = parsed.source
+    definitions = _definitions(parsed.tree.root_node, source)
     found = Fairness()
     body = definitions.get(spec_name)
     if body is None:
@@ -52,7 +61,7 @@ def spec_fairness(
     return found
 
 
-def _definitions(root, source: bytes) -> dict:
+def _definitions(root: Node, source: bytes) -> dict[str, Node]:
     """Parameterless top-level definitions: name -> body node."""
     out = {}
     module = root.named_children[0] if root.named_children else None
@@ -66,7 +75,7 @@ def _definitions(root, source: bytes) -> dict:
     return out
 
 
-def _conjuncts(node) -> list:
+def _conjuncts(node: Node) -> list[Node]:
     node = _strip_parens(node)
     if node.type == "bound_infix_op" and _is_and(node):
         return _conjuncts(node.named_children[0]) + _conjuncts(node.named_children[-1])
@@ -77,7 +86,9 @@ def _conjuncts(node) -> list:
     return [node]
 
 
-def _fair_edits(node, source, definitions, next_name, depth):
+def _fair_edits(
+    node: Node, source: bytes, definitions: dict[str, Node], next_name: str, depth: int
+) -> list[Piece] | None:
     """[(node, [(start, end, replacement)])] whose conjunction is `node` with every fairness
     action guarded by Next, or None when `node` is not a fairness condition."""
     node = _strip_parens(node)
@@ -99,7 +110,7 @@ def _fair_edits(node, source, definitions, next_name, depth):
             body.start_byte <= piece.start_byte and piece.end_byte <= body.end_byte
             for piece, _edits in inner
         )
-        if not inside:
+        if inner is None or not inside:
             return None  # a definition expanded under \A would lose the bound variable
         return [(node, [edit for _piece, edits in inner for edit in edits])]
     if node.type in ("bound_infix_op", "conj_list", "conj_item") and _conjuncts(node) != [node]:
@@ -107,18 +118,19 @@ def _fair_edits(node, source, definitions, next_name, depth):
             _fair_edits(part, source, definitions, next_name, depth + 1)
             for part in _conjuncts(node)
         ]
-        if any(p is None for p in parts):
+        pieces = [part for part in parts if part is not None]
+        if len(pieces) < len(parts):
             return None
-        return [piece for part in parts for piece in part]
+        return [piece for part in pieces for piece in part]
     if node.type == "identifier_ref":
-        body = definitions.get(_text(node, source))
-        if body is None:
+        named = definitions.get(_text(node, source))
+        if named is None:
             return None
-        return _fair_edits(body, source, definitions, next_name, depth + 1)
+        return _fair_edits(named, source, definitions, next_name, depth + 1)
     return None
 
 
-def _render(node, source: bytes, edits) -> str:
+def _render(node: Node, source: bytes, edits: list[Edit]) -> str:
     """The node's text with edits applied, indented to its original column."""
     start, end = node.start_byte, node.end_byte
     chunk = source[start:end]
@@ -127,7 +139,7 @@ def _render(node, source: bytes, edits) -> str:
     return " " * max(1, node.start_point[1]) + chunk.decode()
 
 
-def _is_behaviour(node, source: bytes, init_name: str) -> bool:
+def _is_behaviour(node: Node, source: bytes, init_name: str) -> bool:
     """`Init` or `[][...]_v`: replaced by the scorer's own, so not worth reporting as dropped."""
     if node.type == "identifier_ref":
         return _text(node, source) == init_name
@@ -138,17 +150,17 @@ def _is_behaviour(node, source: bytes, init_name: str) -> bool:
     )
 
 
-def _strip_parens(node):
+def _strip_parens(node: Node) -> Node:
     while node.type == "parentheses" and node.named_children:
         node = node.named_children[0]
     return node
 
 
-def _is_and(node) -> bool:
+def _is_and(node: Node) -> bool:
     return any(c.type == "land" for c in node.children)
 
 
-def _text(node, source: bytes) -> str:
+def _text(node: Node, source: bytes) -> str:
     return source[node.start_byte : node.end_byte].decode()
 
 

@@ -27,16 +27,20 @@ from __future__ import annotations
 
 import re
 import time
+from typing import TypedDict
 
+from evaluation.details import RuntimeActionDetail, RuntimeDetails, RuntimeSettings, TlcError
 from evaluation.inputs import adapter_text
-from evaluation.inputs.contracts import Adapter, adapter_with_cfg
+from evaluation.inputs.contracts import Adapter, Contract, adapter_with_cfg
 from evaluation.inputs.tlc_cfg import parse_cfg
-from evaluation.phases._common import budget, field, limits_for
-from evaluation.results import ActionOutcome, PhaseOutcome
+from evaluation.phases._common import ContractLike, budget, field, limits_for
+from evaluation.results import ActionOutcome, PhaseOutcome, PhaseStatus
 from evaluation.tla import assumptions, sandbox
 from evaluation.tla import messages as msg
 from evaluation.tla.codes import EC, MP
 from evaluation.tla.layout import spec_first
+from evaluation.tla.parsed import ParsedSpec, spec_of
+from evaluation.tla.sandbox import ToolRun
 from evaluation.tla.splitter import Listing, list_module
 
 WRAPPER = "_Runtime"
@@ -52,25 +56,40 @@ _ACTION = re.compile(
 _DISTINCT = re.compile(r"(\d+) distinct states found")
 
 
+class CoveredAction(TypedDict):
+    """One action of Next in TLC's coverage report."""
+
+    key: str  # `Name@line`: unique even when two disjuncts have the same name
+    name: str
+    line: int
+    inline: tuple[int, int, int, int] | None  # an inline disjunct's span (line, col, line, col)
+    distinct: int
+    generated: int
+
+
 def runtime_passed(outcome: PhaseOutcome) -> bool:
     """Gate for later phases (DESIGN.md §3.2): something fired without an error."""
     return outcome.status == "ran" and (outcome.score or 0) > 0
 
 
 def check_runtime(
-    spec_text: str, contract=None, cfg_text: str | None = None, adapter=None
+    spec: str | ParsedSpec,
+    contract: ContractLike = None,
+    cfg_text: str | None = None,
+    adapter: Adapter | None = None,
 ) -> PhaseOutcome:
     """`adapter` assigns the constants the contract does not pin and names the behaviour;
     `cfg_text` (a submitter's TLC cfg) completes it when the caller has not merged it yet."""
     started = time.monotonic()
-    listing = list_module(spec_text)
-    module = listing.module or field(contract, "module", None) or "Spec"
-    adapter = _adapter(adapter, contract, cfg_text, spec_text)
+    parsed = spec_of(spec)
+    spec_text, listing = parsed.text, parsed.listing
+    module: str = listing.module or field(contract, "module", None) or "Spec"
+    adapter = _adapter(adapter, contract, cfg_text, parsed)
     settings = _settings(contract, adapter, listing, spec_text)
-    details: dict = {
+    details: RuntimeDetails = {
         "module": module,
         "rule": "BFS, 1 worker, level/state-bounded",
-        **{k: v for k, v in settings.items() if not k.startswith("_")},
+        **settings,
     }
     refused = sandbox.precheck_spec(spec_text, field(contract, "extends_allowed", None), module)
     if refused or listing.module is None:
@@ -78,28 +97,30 @@ def check_runtime(
         return _outcome("error", 0.0, details, [], started)
     limits = limits_for(contract, "runtime")
     deadline = started + limits.wall_seconds
-    args = sandbox.deterministic_args(
+    args: list[str] = sandbox.deterministic_args(
         ["-coverage", "1"] + (["-deadlock"] if settings["deadlock"] == "allowed" else []),
         settings["seed"],
     )
     details["tlc_flags"] = args
-    text, universe, failed, runs = spec_text, None, {}, 0
+    text, runs = spec_text, 0
+    universe: list[CoveredAction] | None = None
+    failed: dict[str, TlcError] = {}
     while True:
         limits.wall_seconds = max(1.0, deadline - time.monotonic())
         run = sandbox.run_tlc(
-            {module: text, **spec_first(WRAPPER, module, _wrapper(module, settings))},
+            {module: text, **spec_first(WRAPPER, module, _wrapper(module, settings, adapter))},
             WRAPPER,
-            _cfg(settings),
+            _cfg(settings, adapter),
             args,
             limits,
         )
         runs += 1
-        details.update(tlc_version=run.version, runs=runs, flags=run.flags)
+        details["tlc_version"], details["runs"], details["flags"] = run.version, runs, run.flags
         coverage = _coverage(run.messages, module)
         universe = universe if universe is not None else coverage
         if run.status in ("timeout", "crashed"):
             details["error"] = run.note
-            status = "timeout" if run.status == "timeout" else "error"
+            status: PhaseStatus = "timeout" if run.status == "timeout" else "error"
             return _outcome(status, 0.0, details, _actions(universe or [], {}, failed), started)
         if run.exit_code == EC.ExitStatus.FAILURE_SPEC_EVAL and coverage:
             blamed = _blame(run.messages, coverage, listing, module, failed)
@@ -113,23 +134,36 @@ def check_runtime(
                 continue
         break
     outcome = _finish(run, universe or [], coverage, failed, details, started)
-    _explain_assumptions(outcome, run, spec_text, contract, adapter)
+    _explain_assumptions(details, run, parsed, contract, adapter)
     return outcome
 
 
-def _explain_assumptions(outcome: PhaseOutcome, run, spec_text: str, contract, adapter) -> None:
+def _explain_assumptions(
+    details: RuntimeDetails,
+    run: ToolRun,
+    spec: ParsedSpec,
+    contract: ContractLike,
+    adapter: Adapter,
+) -> None:
     """A false ASSUME stops TLC before any state: the reason quotes it and the constants it
     reads (pinned by the contract, or given by the adapter), after TLC's own words."""
-    error = outcome.details.get("error")
+    error = details.get("error")
     if not isinstance(error, dict):
         return
     pinned = dict(field(contract, "constants", None) or {})
-    explained = assumptions.explain(run.messages, spec_text, pinned, dict(adapter.constants))
+    explained = assumptions.explain(run.messages, spec, pinned, dict(adapter.constants))
     if explained:
         error["message"] = f"{explained} (TLC: {error['message']})"
 
 
-def _finish(run, universe, coverage, failed, details, started) -> PhaseOutcome:
+def _finish(
+    run: ToolRun,
+    universe: list[CoveredAction],
+    coverage: list[CoveredAction] | None,
+    failed: dict[str, TlcError],
+    details: RuntimeDetails,
+    started: float,
+) -> PhaseOutcome:
     """Only a completed exploration is scored: anything else (an error no action can be blamed
     for, a deadlock under policy `error`, the scratch cap, a run that printed no coverage) makes
     the phase `error` with TLC's own message and P2 = 0."""
@@ -161,7 +195,13 @@ def _finish(run, universe, coverage, failed, details, started) -> PhaseOutcome:
     return _outcome("ran", round(score, 6), details, actions, started)
 
 
-def _outcome(status, score, details, actions, started) -> PhaseOutcome:
+def _outcome(
+    status: PhaseStatus,
+    score: float,
+    details: RuntimeDetails,
+    actions: list[ActionOutcome],
+    started: float,
+) -> PhaseOutcome:
     return PhaseOutcome(
         "runtime",
         status,
@@ -175,19 +215,25 @@ def _outcome(status, score, details, actions, started) -> PhaseOutcome:
 # ----------------------------------------------------------------------------- configuration
 
 
-def _adapter(adapter, contract, cfg_text, spec_text):
+def _adapter(
+    adapter: Adapter | None, contract: ContractLike, cfg_text: str | None, spec: ParsedSpec
+) -> Adapter:
     if adapter is None:
-        adapter = Adapter.identity_for(contract) if hasattr(contract, "schema") else _bare_adapter()
+        adapter = (
+            Adapter.identity_for(contract) if isinstance(contract, Contract) else _bare_adapter()
+        )
     if cfg_text and not adapter.ignored and not adapter.behaviour:
-        adapter = adapter_with_cfg(adapter, parse_cfg(cfg_text), contract, spec_text)
+        adapter = adapter_with_cfg(adapter, parse_cfg(cfg_text), contract, spec)
     return adapter
 
 
-def _bare_adapter():
+def _bare_adapter() -> Adapter:
     return Adapter(variables={}, actions={}, identity=True)
 
 
-def _settings(contract, adapter, listing, spec_text: str) -> dict:
+def _settings(
+    contract: ContractLike, adapter: Adapter, listing: Listing, spec_text: str
+) -> RuntimeSettings:
     # Only constants the spec declares can be assigned (TLC rejects the others).
     pinned = dict(field(contract, "constants", None) or {})
     pinned = {k: adapter_text.spec_value(v, adapter, "_h_ToSpec") for k, v in pinned.items()}
@@ -202,14 +248,13 @@ def _settings(contract, adapter, listing, spec_text: str) -> dict:
         "model_values": list(adapter.model_values),
         "init": init,
         "next": nxt,
-        "_adapter": adapter,
     }
 
 
-def _wrapper(module: str, settings: dict) -> str:
+def _wrapper(module: str, settings: RuntimeSettings, adapter: Adapter) -> str:
     # The bound needs `<` even when the spec does not EXTEND Naturals.
     lines = [f"---- MODULE {WRAPPER} ----", f"EXTENDS {module}, TLC, Naturals"]
-    lines += adapter_text.prelude(settings["_adapter"], "_h_")
+    lines += adapter_text.prelude(adapter, "_h_")
     for name, value in settings["constants"].items():
         sandbox.validate_module_name(name)
         lines.append(f"_c_{name} == {adapter_text.rewrite(value, '_h_')}")
@@ -223,9 +268,9 @@ def bound_definition(name: str, depth: int, max_states: int) -> str:
     return f'{name} == TLCGet("level") < {int(depth)} /\\ TLCGet("distinct") < {int(max_states)}'
 
 
-def _cfg(settings: dict) -> str:
+def _cfg(settings: RuntimeSettings, adapter: Adapter) -> str:
     lines = [f"CONSTANT {n} <- _c_{n}" for n in settings["constants"]]
-    lines += adapter_text.model_value_cfg(settings["_adapter"])
+    lines += adapter_text.model_value_cfg(adapter)
     lines += [f"INIT {settings['init']}", f"NEXT {settings['next']}", "CONSTRAINT _Bound"]
     return "\n".join(lines) + "\n"
 
@@ -233,11 +278,11 @@ def _cfg(settings: dict) -> str:
 # ----------------------------------------------------------------------------- coverage
 
 
-def _coverage(messages: list[msg.Message], module: str) -> list[dict] | None:
+def _coverage(messages: list[msg.Message], module: str) -> list[CoveredAction] | None:
     starts = [i for i, m in enumerate(messages) if m.code == EC.TLC_COVERAGE_START]
     if not starts:
         return None
-    actions = []
+    actions: list[CoveredAction] = []
     for message in messages[starts[-1] + 1 :]:
         if message.code == EC.TLC_COVERAGE_END:
             break
@@ -246,7 +291,11 @@ def _coverage(messages: list[msg.Message], module: str) -> list[dict] | None:
             continue
         name, line, col, end_line, end_col = match.group(1, 2, 3, 4, 5)
         inline = match.group(7)
-        span = tuple(int(x) for x in match.group(7, 8, 9, 10)) if inline else None
+        span = (
+            (int(match.group(7)), int(match.group(8)), int(match.group(9)), int(match.group(10)))
+            if inline
+            else None
+        )
         actions.append(
             {
                 "key": f"{name}@{span[0] if span else line}",
@@ -260,18 +309,22 @@ def _coverage(messages: list[msg.Message], module: str) -> list[dict] | None:
     return actions
 
 
-def _actions(universe, counts, failed) -> list[ActionOutcome]:
+def _actions(
+    universe: list[CoveredAction],
+    counts: dict[str, CoveredAction],
+    failed: dict[str, TlcError],
+) -> list[ActionOutcome]:
     names = [a["name"] for a in universe]
     outcomes = []
     for action in universe:
         key = action["key"]
-        seen = counts.get(key, {})
-        generated = seen.get("generated", 0)
+        seen = counts.get(key)
+        generated = seen["generated"] if seen else 0
         label = action["name"] if names.count(action["name"]) == 1 else key
-        detail = {
+        detail: RuntimeActionDetail = {
             "line": action["inline"][0] if action["inline"] else action["line"],
             "generated": generated,
-            "distinct": seen.get("distinct", 0),
+            "distinct": seen["distinct"] if seen else 0,
             "fired": generated > 0 or key in failed,
             "error": failed.get(key),
         }
@@ -282,7 +335,7 @@ def _actions(universe, counts, failed) -> list[ActionOutcome]:
 # ----------------------------------------------------------------------------- errors
 
 
-def _error_detail(messages: list[msg.Message]) -> dict:
+def _error_detail(messages: list[msg.Message]) -> TlcError:
     errors = [
         m
         for m in messages
@@ -296,7 +349,7 @@ def _error_detail(messages: list[msg.Message]) -> dict:
     }
 
 
-def _span(action: dict, listing: Listing) -> tuple[int, int] | None:
+def _span(action: CoveredAction, listing: Listing) -> tuple[int, int] | None:
     if action["inline"]:
         return action["inline"][0], action["inline"][2]
     for definition in listing.definitions:
@@ -305,7 +358,13 @@ def _span(action: dict, listing: Listing) -> tuple[int, int] | None:
     return None
 
 
-def _blame(messages, coverage, listing: Listing, module: str, failed) -> set[str]:
+def _blame(
+    messages: list[msg.Message],
+    coverage: list[CoveredAction],
+    listing: Listing,
+    module: str,
+    failed: dict[str, TlcError],
+) -> set[str]:
     """Actions whose definition contains an error position, else those using the failing
     helper definition (transitively)."""
     text = "\n".join(
@@ -329,7 +388,7 @@ def _blame(messages, coverage, listing: Listing, module: str, failed) -> set[str
     return {a["key"] for a in live if not a["inline"] and a["name"] in users}
 
 
-def _disable(text: str, actions: list[dict]) -> str:
+def _disable(text: str, actions: list[CoveredAction]) -> str:
     """Replace each action by FALSE, keeping every other line where it was."""
     lines = text.split("\n")
     listing = list_module(text)

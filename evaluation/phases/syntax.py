@@ -15,10 +15,13 @@ import re
 import time
 from dataclasses import dataclass
 
-from evaluation.phases._common import allowed_modules, field, limits_for
-from evaluation.results import ActionOutcome, PhaseOutcome
+from evaluation.details import DefinitionRow, SyntaxActionDetail, SyntaxDetails
+from evaluation.phases._common import ContractLike, allowed_modules, field, limits_for
+from evaluation.results import ActionOutcome, PhaseOutcome, PhaseStatus
 from evaluation.tla import sandbox
-from evaluation.tla.splitter import Definition, Listing, list_module
+from evaluation.tla.parsed import ParsedSpec, spec_of
+from evaluation.tla.sandbox import Limits, ToolRun
+from evaluation.tla.splitter import Definition, Listing
 
 _SEGMENT = re.compile(r"^\s*\*{6} SANY2 Version[^\n]*$", re.MULTILINE)
 _PARSING = re.compile(r"^Parsing file .*?([A-Za-z0-9_]+)\.tla\s*$", re.MULTILINE)
@@ -43,15 +46,30 @@ def syntax_passed(outcome: PhaseOutcome) -> bool:
     return outcome.status == "ran" and outcome.score == 1.0
 
 
-def check_syntax(spec_text: str, contract=None) -> PhaseOutcome:
+def check_syntax(spec: str | ParsedSpec, contract: ContractLike = None) -> PhaseOutcome:
     started = time.monotonic()
-    listing = list_module(spec_text)
+    parsed = spec_of(spec)
+    listing = parsed.listing
     # The spec keeps its own module name (`1_mutex`); the contract's is only a fallback.
-    module = listing.module or field(contract, "module", None) or "Spec"
+    module: str = listing.module or field(contract, "module", None) or "Spec"
+    details: SyntaxDetails = {"module": module, "declared_module": listing.module}
+    outcome = _check(parsed, module, contract, details, started)
+    if parsed.reading.symbols:
+        # Which Unicode symbols SANY was given in ASCII (the run page says so).
+        details["unicode"] = parsed.reading.summary()
+    return outcome
+
+
+def _check(
+    spec: ParsedSpec,
+    module: str,
+    contract: ContractLike,
+    details: SyntaxDetails,
+    started: float,
+) -> PhaseOutcome:
+    spec_text, listing = spec.text, spec.listing
     limits = limits_for(contract, "syntax")
-    details: dict = {"module": module, "declared_module": listing.module}
     problems = _whole_module_problems(spec_text, listing, module, contract)
-    whole = None
     if not problems:
         whole = sandbox.run_sany({module: spec_text}, module, limits)
         details["sany_version"] = whole.version
@@ -77,12 +95,7 @@ def check_syntax(spec_text: str, contract=None) -> PhaseOutcome:
     details["parsed"] = sum(v.ok for v in verdicts.values())
     details["total"] = len(definitions)
     actions = [
-        ActionOutcome(
-            d.name,
-            int(verdicts[i].ok),
-            1,
-            {"line": d.start_line, "end_line": d.end_line, "message": verdicts[i].message},
-        )
+        ActionOutcome(d.name, int(verdicts[i].ok), 1, _action_detail(d, verdicts[i]))
         for i, d in enumerate(definitions)
     ]
     return PhaseOutcome(
@@ -95,13 +108,23 @@ def check_syntax(spec_text: str, contract=None) -> PhaseOutcome:
     )
 
 
-def _ended(run, details, started) -> PhaseOutcome:
+def _action_detail(definition: Definition, verdict: _Verdict) -> SyntaxActionDetail:
+    return {
+        "line": definition.start_line,
+        "end_line": definition.end_line,
+        "message": verdict.message,
+    }
+
+
+def _ended(run: ToolRun, details: SyntaxDetails, started: float) -> PhaseOutcome:
     details["whole_module"] = {"ok": False, "messages": [run.note]}
-    status = "timeout" if run.status == "timeout" else "error"
+    status: PhaseStatus = "timeout" if run.status == "timeout" else "error"
     return PhaseOutcome("syntax", status, 0.0, details, duration_seconds=time.monotonic() - started)
 
 
-def _whole_module_problems(text: str, listing: Listing, module: str, contract) -> list[str]:
+def _whole_module_problems(
+    text: str, listing: Listing, module: str, contract: ContractLike
+) -> list[str]:
     problems = []
     if listing.module is None:
         problems.append("no `---- MODULE Name ----` header found")
@@ -120,7 +143,7 @@ def _error_text(output: str) -> str:
     return output[match.start() : match.start() + MESSAGE_CHARS].strip()
 
 
-def _rows(definitions: list[Definition], verdicts: dict[int, _Verdict]) -> list[dict]:
+def _rows(definitions: list[Definition], verdicts: dict[int, _Verdict]) -> list[DefinitionRow]:
     return [
         {
             "name": d.name,
@@ -180,7 +203,9 @@ def isolation_module(listing: Listing, index: int, name: str, allowed: set[str])
     return "\n".join(lines) + "\n" + target.text + "\n====\n"
 
 
-def _isolation_verdicts(listing: Listing, limits, contract) -> tuple[dict[int, _Verdict], bool]:
+def _isolation_verdicts(
+    listing: Listing, limits: Limits, contract: ContractLike
+) -> tuple[dict[int, _Verdict], bool]:
     allowed = allowed_modules(contract)
     names = {f"_D{i}": i for i in range(len(listing.definitions))}
     modules = {n: isolation_module(listing, i, n, allowed) for n, i in names.items()}

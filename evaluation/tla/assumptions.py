@@ -13,7 +13,7 @@ import re
 
 from evaluation.tla import messages as msg
 from evaluation.tla.codes import EC
-from evaluation.tla.splitter import list_module
+from evaluation.tla.parsed import ParsedSpec, spec_of
 
 _WHERE = re.compile(
     r"Assumption line (\d+), col (\d+) to line (\d+), col (\d+) of module (\w+) is false"
@@ -26,14 +26,21 @@ def false_assumptions(messages: list[msg.Message]) -> list[msg.Message]:
 
 
 def explain(
-    messages: list[msg.Message], spec_text: str, pinned: dict[str, str], given: dict[str, str]
+    messages: list[msg.Message],
+    spec: str | ParsedSpec,
+    pinned: dict[str, str],
+    given: dict[str, str],
 ) -> str:
     """One sentence per false assumption of the spec TLC reported ("" when none): its line and
     text, and the constants it reads that the contract pins (`pinned`, the contract's values)
     or the adapter gives (`given`)."""
-    listing = list_module(spec_text)
+    false = false_assumptions(messages)
+    if not false:
+        return ""  # the usual case: no need to read the spec
+    parsed = spec_of(spec)
+    listing, spec_text = parsed.listing, parsed.text
     sentences = []
-    for message in false_assumptions(messages):
+    for message in false:
         where = _WHERE.search(message.text)
         if where is None or where.group(5) != listing.module:
             continue
@@ -53,7 +60,7 @@ def explain(
     return " ".join(sentences)
 
 
-def _sentence(line: int, text: str, pinned: dict, given: dict) -> str:
+def _sentence(line: int, text: str, pinned: dict[str, str], given: dict[str, str]) -> str:
     head = f"The spec's assumption at line {line}, `{text}`, is false"
     if pinned:
         also = f"; it also reads {_values(given)} from the adapter" if given else ""
@@ -79,7 +86,7 @@ def _values(constants: dict[str, str]) -> str:
     return ", ".join(parts)
 
 
-def _span(spec_text: str, where: re.Match) -> str:
+def _span(spec_text: str, where: re.Match[str]) -> str:
     """The text TLC points at (1-based, inclusive columns) when the parse tree has no ASSUME
     at that line."""
     lines = spec_text.split("\n")

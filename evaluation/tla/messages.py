@@ -119,7 +119,7 @@ _LINE_PATTERNS = (
 
 def lines_in(text: str) -> list[int]:
     """Line numbers a SANY/TLC message points at, first mention first."""
-    found = []
+    found: list[int] = []
     for pattern in _LINE_PATTERNS:
         found.extend(int(m.group(1)) for m in pattern.finditer(text or ""))
     return list(dict.fromkeys(found))

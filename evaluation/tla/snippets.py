@@ -4,27 +4,15 @@ later by SANY against a real spec)."""
 
 from __future__ import annotations
 
-import warnings
-from functools import lru_cache
+from tree_sitter import Node
 
-import tree_sitter
-import tree_sitter_tlaplus
+from evaluation.tla import treesitter
 
 
-@lru_cache(maxsize=1)
-def _parser():
-    # tree-sitter-tlaplus 1.5 hands over its grammar as an int pointer, which tree-sitter 0.26
-    # still accepts but warns about.
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        language = tree_sitter.Language(tree_sitter_tlaplus.language())
-    return tree_sitter.Parser(language)
-
-
-def parse_units(text: str):
+def parse_units(text: str) -> list[Node] | None:
     """Parse `text` as the body of a module; returns the unit nodes, or None on a syntax error."""
     source = f"---- MODULE Snippet ----\n{text}\n====\n".encode()
-    tree = _parser().parse(source)
+    tree = treesitter.parse(source)
     if tree.root_node.has_error:
         return None
     module = tree.root_node.children[0]
@@ -38,7 +26,7 @@ def definition_name(text: str) -> str | None:
     if not units or len(units) != 1 or units[0].type != "operator_definition":
         return None
     name = units[0].child_by_field_name("name")
-    return name.text.decode() if name is not None else None
+    return treesitter.text_of(name) if name is not None else None
 
 
 def expression_parses(expr: str) -> bool:

@@ -8,9 +8,12 @@ SANY decides semantics. Lines are 1-based and inclusive.
 from __future__ import annotations
 
 import re
-import warnings
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+
+from tree_sitter import Node, Tree
+
+from evaluation.tla import treesitter
 
 DEFINITION_TYPES = ("operator_definition", "function_definition", "module_definition")
 
@@ -84,27 +87,17 @@ class Listing:
         return reached
 
 
-@lru_cache(maxsize=1)
-def _parser():
-    import tree_sitter_tlaplus
-    from tree_sitter import Language, Parser
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        return Parser(Language(tree_sitter_tlaplus.language()))
-
-
-def _text(node, source: bytes) -> str:
+def _text(node: Node, source: bytes) -> str:
     return source[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
 
-def _end_line(node) -> int:
+def _end_line(node: Node) -> int:
     # A node that ends at column 0 ends on the previous line.
     end = node.end_point
     return end.row if end.column == 0 and end.row > node.start_point.row else end.row + 1
 
 
-def _walk(node):
+def _walk(node: Node) -> Iterator[Node]:
     stack = [node]
     while stack:
         current = stack.pop()
@@ -112,7 +105,7 @@ def _walk(node):
         stack.extend(reversed(current.children))
 
 
-def _errors(root) -> list[tuple[int, int, str]]:
+def _errors(root: Node) -> list[tuple[int, int, str]]:
     found = []
     for node in _walk(root):
         if node.type == "ERROR":
@@ -124,7 +117,7 @@ def _errors(root) -> list[tuple[int, int, str]]:
     return found
 
 
-def _definition(node, source: bytes, local: bool) -> Definition | None:
+def _definition(node: Node, source: bytes, local: bool) -> Definition | None:
     name_node = node.child_by_field_name("name")
     if name_node is None:
         named = [c for c in node.children if c.type == "identifier"]
@@ -165,7 +158,7 @@ def _definition(node, source: bytes, local: bool) -> Definition | None:
     )
 
 
-def _names(node, source: bytes) -> list[str]:
+def _names(node: Node, source: bytes) -> list[str]:
     out = []
     for child in node.children:
         if child.type in ("identifier", "identifier_ref"):
@@ -178,8 +171,15 @@ def _names(node, source: bytes) -> list[str]:
 
 
 def list_module(text: str) -> Listing:
+    """The module's top-level units, from a new parse of `text`."""
+    return listing_from_tree(text, treesitter.parse(text.encode("utf-8")))
+
+
+def listing_from_tree(text: str, tree: Tree) -> Listing:
+    """The module's top-level units, from tree-sitter's `tree` of `text` (parsed once, read by
+    every phase: `evaluation.tla.parsed`)."""
     source = text.encode("utf-8")
-    root = _parser().parse(source).root_node
+    root = tree.root_node
     module = next((c for c in root.children if c.type == "module"), root)
     listing = Listing(None, [], [], [], [], [], [], [], _errors(root), [], set())
     header = next((c for c in module.children if c.type == "identifier"), None)
@@ -192,7 +192,7 @@ def list_module(text: str) -> Listing:
     return listing
 
 
-def _locate(root, source: bytes, listing: Listing) -> None:
+def _locate(root: Node, source: bytes, listing: Listing) -> None:
     """Fill the identifiers, the module headers and the lines of EXTENDS/INSTANCE targets."""
     for node in _walk(root):
         if node.type in ("identifier_ref", "identifier"):
@@ -295,10 +295,12 @@ def _last_line(start: int, stops: set[int], blanked: list[str]) -> int:
     return end
 
 
-def _piece(start: int, match, stops, blanked, source_lines) -> Definition:
+def _piece(
+    start: int, match: re.Match[str], stops: set[int], blanked: list[str], source_lines: list[str]
+) -> Definition:
     end = _last_line(start, stops, blanked)
     text = "\n".join(source_lines[start - 1 : end]).rstrip()
-    probe = _parser().parse(f"---- MODULE P ----\n{text}\n====\n".encode()).root_node
+    probe = treesitter.parse(f"---- MODULE P ----\n{text}\n====\n".encode()).root_node
     refs = {_text(n, text.encode()) for n in _walk(probe) if n.type == "identifier_ref"}
     params = [p.strip() for p in (match.group(4) or "").split(",") if p.strip()]
     return Definition(
@@ -337,7 +339,7 @@ UNIT_TYPES = DEFINITION_TYPES + (
 )
 
 
-def _collect_units(children, source: bytes, listing: Listing) -> None:
+def _collect_units(children: Sequence[Node], source: bytes, listing: Listing) -> None:
     """Collect units; an `identifier ... ==` run that tree-sitter could not parse (inside or
     beside an ERROR node) still counts as a definition, marked as broken."""
     children = list(children)
@@ -350,7 +352,7 @@ def _collect_units(children, source: bytes, listing: Listing) -> None:
             _collect(node, source, listing, local=False)
 
 
-def _starts_broken_definition(children, index: int) -> bool:
+def _starts_broken_definition(children: list[Node], index: int) -> bool:
     if index > 0 and children[index - 1].type == "MODULE":
         return False
     for follower in children[index + 1 : index + 8]:
@@ -361,7 +363,7 @@ def _starts_broken_definition(children, index: int) -> bool:
     return False
 
 
-def _broken(children, index: int, source: bytes) -> Definition:
+def _broken(children: list[Node], index: int, source: bytes) -> Definition:
     start = children[index]
     end = start
     for follower in children[index + 1 :]:
@@ -393,7 +395,7 @@ DECLARED_NAMES = {
 }
 
 
-def _collect(node, source: bytes, listing: Listing, local: bool) -> None:
+def _collect(node: Node, source: bytes, listing: Listing, local: bool) -> None:
     kind = node.type
     if kind == "local_definition":
         for child in node.children:
@@ -427,7 +429,7 @@ def _collect(node, source: bytes, listing: Listing, local: bool) -> None:
         listing.recursive_names.extend(_names(node, source))
 
 
-def _instance_targets(node, source: bytes) -> list[str]:
+def _instance_targets(node: Node, source: bytes) -> list[str]:
     return [
         _text(c, source)
         for n in _walk(node)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any, NoReturn, TypeAlias
 
 _TOKEN = re.compile(
     r'\s*(?:(?P<str>"(?:[^"\\]|\\.)*")|(?P<int>-?\d+)'
@@ -31,14 +32,14 @@ class ModelValue:
         return self.name
 
 
-class FrozenDict(dict):
+class FrozenDict(dict[Any, Any]):
     """A TLA+ function or record: a dict (so it equals the JSON objects windows carry) that
     cannot change and can be hashed (so it can sit in a set or be a key)."""
 
     def __hash__(self) -> int:  # type: ignore[override]
         return hash(frozenset(self.items()))
 
-    def _immutable(self, *args, **kwargs):
+    def _immutable(self, *args: object, **kwargs: object) -> NoReturn:
         raise TypeError("a TLA+ value read from TLC cannot be changed")
 
     __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _immutable
@@ -46,10 +47,14 @@ class FrozenDict(dict):
 
 @dataclass(frozen=True)
 class TlaSet:
-    items: frozenset
+    items: frozenset[TlcValue]
 
     def __repr__(self) -> str:
         return "{" + ", ".join(sorted(repr(i) for i in self.items)) + "}"
+
+
+# A value as TLC prints it, read back (FrozenDict's keys and values are TlcValues too).
+TlcValue: TypeAlias = "str | int | bool | tuple[TlcValue, ...] | TlaSet | FrozenDict | ModelValue"
 
 
 def _unescape(text: str) -> str:
@@ -61,17 +66,18 @@ def _unescape(text: str) -> str:
 
 
 class _Parser:
-    def __init__(self, text: str):
+    def __init__(self, text: str) -> None:
         self.text = text
         self.pos = 0
 
-    def tok(self, consume=True):
+    def tok(self, consume: bool = True) -> tuple[str, str]:
         m = _TOKEN.match(self.text, self.pos)
         if not m or m.end() == self.pos:
             raise TlcValueError(f"cannot read TLC value at {self.text[self.pos : self.pos + 30]!r}")
         if consume:
             self.pos = m.end()
-        return m.lastgroup, m.group(m.lastgroup)
+        kind = m.lastgroup or ""  # every alternative of _TOKEN is a named group
+        return kind, m.group(kind)
 
     def expect(self, text: str) -> None:
         kind, got = self.tok()
@@ -84,7 +90,7 @@ class _Parser:
         except TlcValueError:
             return False
 
-    def value(self):
+    def value(self) -> TlcValue:
         kind, text = self.tok()
         if kind == "str":
             return _unescape(text)
@@ -107,7 +113,7 @@ class _Parser:
             return self.function()
         raise TlcValueError(f"unexpected {text!r}")
 
-    def items(self, close: str) -> list:
+    def items(self, close: str) -> list[TlcValue]:
         out = []
         while not self.at(close):
             out.append(self.value())
@@ -118,7 +124,7 @@ class _Parser:
 
     def bracket(self) -> FrozenDict:
         """`[a |-> 1, b |-> 2]` (a record) or `[x \\in S |-> e]` (a function)."""
-        out = {}
+        out: dict[str, TlcValue] = {}
         while not self.at("]"):
             kind, name = self.tok()
             if kind != "name":
@@ -142,8 +148,8 @@ class _Parser:
             raise TlcValueError(f"the domain of [{bound} \\in ...] is not a set")
         return FrozenDict({x: _bind(body, bound, x) for x in domain.items})
 
-    def function(self):
-        out = {}
+    def function(self) -> TlcValue:
+        out: dict[TlcValue, TlcValue] = {}
         while True:
             key = self.value()
             if self.at(")") and not out:
@@ -158,7 +164,7 @@ class _Parser:
             return FrozenDict(out)
 
 
-def _bind(body, name: str, value):
+def _bind(body: TlcValue, name: str, value: TlcValue) -> TlcValue:
     """`e` of `[x \\in S |-> e]` with x replaced by one element (only value-shaped bodies can be
     read; TLC prints anything else as an expression, which is refused above)."""
     if body == ModelValue(name):
@@ -172,7 +178,7 @@ def _bind(body, name: str, value):
     return body
 
 
-def parse_tlc_value(text: str):
+def parse_tlc_value(text: str) -> TlcValue:
     parser = _Parser(text)
     value = parser.value()
     if parser.text[parser.pos :].strip():
@@ -180,7 +186,7 @@ def parse_tlc_value(text: str):
     return value
 
 
-def to_json_like(value):
+def to_json_like(value: Any) -> Any:
     """Tuples become lists so TLC values compare with JSON window values."""
     if isinstance(value, tuple):
         return [to_json_like(v) for v in value]

@@ -19,9 +19,13 @@ is returned unchanged without being parsed.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from evaluation.tla.splitter import _parser
+from tree_sitter import Node
+
+from evaluation.details import UnicodeSummary
+from evaluation.tla import treesitter
 
 TABLE_SOURCE = "tlaplus/rfcs unicode/tla-unicode.csv (the TLA+ Foundation's Unicode table)"
 
@@ -118,7 +122,7 @@ class AsciiSpec:
     realigned_lines: int = 0  # lines given spaces to keep a junction list aligned
     counts: dict[str, int] = field(default_factory=dict)  # symbol -> times rewritten
 
-    def summary(self) -> dict:
+    def summary(self) -> UnicodeSummary:
         """What the run records: visible and honest about the text the tools were given."""
         return {
             "symbols_rewritten": self.symbols,
@@ -224,7 +228,7 @@ def _alignment_pads(text: str, lines: list[_Line]) -> dict[int, dict[int, int]]:
     """line -> {original column: spaces inserted before it}, so that every junction list of the
     original text stays a list with the same items once its symbols are spelled out."""
     source = text.encode("utf-8")
-    tree = _parser().parse(source)
+    tree = treesitter.parse(source)
     raw_lines = [row.encode("utf-8") for row in _rows(text)]
     pads: dict[int, dict[int, int]] = {}
 
@@ -267,7 +271,7 @@ def _rows(text: str) -> list[str]:
     return [row + "\n" for row in rows[:-1]] + ([rows[-1]] if rows[-1] else [])
 
 
-def _junction_lists(root):
+def _junction_lists(root: Node) -> Iterator[Node]:
     """Every conjunction/disjunction list, outer before inner, earlier before later."""
     stack = [root]
     while stack:

@@ -12,6 +12,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 TLC_INT_MIN = -(2**31)
 TLC_INT_MAX = 2**31 - 1
 _ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r", "\f": "\\f"}
@@ -55,7 +57,7 @@ def to_tla(value: object, path: str = "$") -> str:
     raise ValueEncodingError(f"{path}: unsupported type {type(value).__name__}")
 
 
-def _function(value: dict, path: str) -> str:
+def _function(value: dict[str, Any], path: str) -> str:
     if not value:
         return "<<>>"
     for key in value:

@@ -8,6 +8,8 @@ the first problem, because a later check (SANY) would only repeat it in less rea
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from evaluation.inputs.contracts import Adapter, Contract, identity_action
 from evaluation.tla import unicode
 from evaluation.tla.messages import lines_in
@@ -135,7 +137,7 @@ def check_forbidden(listing: Listing) -> str:
     return ""
 
 
-def check_extends(listing: Listing, allowed) -> str:
+def check_extends(listing: Listing, allowed: Collection[str]) -> str:
     for line, module in listing.uses:
         if module not in allowed:
             return (

@@ -20,6 +20,7 @@ import sys
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from evaluation.inputs.adapter_check import spec_problems
 from evaluation.inputs.contracts import ContractError, load_contract, parse_adapter
@@ -87,7 +88,7 @@ def check_isolated(
         )
 
 
-def _answer(request: dict) -> dict:
+def _answer(request: dict[str, Any]) -> dict[str, Any]:
     deadline = time.monotonic() + float(request["seconds"]) - SANY_MARGIN_SECONDS
     contract = load_contract(request["task"], request["tasks_dir"])
     answer = {"spec": "", "adapter": "", "cfg": ""}

@@ -10,13 +10,21 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, cast
 
+from evaluation.inputs.contracts import Contract
 from evaluation.windows import etcd, mutex, pgo, redisraft, ringbuffer, rwmutex, spin, zookeeper
 from evaluation.windows.errors import WindowFormatError
+from evaluation.windows.window import Window
 
-CUTTERS = {
+# A cutter: the windows of some trace files, before the dispatcher maps and checks them (they
+# may lack `action` and carry `_where`).
+Cutter = Callable[[Contract, list[Path]], Iterable[dict[str, Any]]]
+
+CUTTERS: dict[str, Cutter] = {
     "spin-windows": spin.cut,
     "pgo": pgo.cut,
     "etcd": etcd.cut,
@@ -34,6 +42,7 @@ PROJECT_ROOT = Path(__file__).resolve().parents[2]
 __all__ = [
     "CUTTERS",
     "CutResult",
+    "Window",
     "WindowFormatError",
     "cut_windows",
     "cut_with_summary",
@@ -46,11 +55,11 @@ REQUIRED_KEYS = ("window_id", "trace_id", "event", "actor", "pre_state", "post_s
 
 @dataclass
 class CutResult:
-    windows: list[dict]
+    windows: list[Window]
     files: list[Path]
-    events: Counter = field(default_factory=Counter)
-    actions: Counter = field(default_factory=Counter)
-    unmapped: Counter = field(default_factory=Counter)
+    events: Counter[str] = field(default_factory=Counter)
+    actions: Counter[str] = field(default_factory=Counter)
+    unmapped: Counter[str] = field(default_factory=Counter)
 
 
 def cutter_version(fmt: str) -> str:
@@ -59,18 +68,18 @@ def cutter_version(fmt: str) -> str:
     return f"{fmt}@{getattr(module, 'VERSION', '0')}"
 
 
-def trace_base(contract, data_dir: Path | str) -> Path:
+def trace_base(contract: Contract, data_dir: Path | str) -> Path:
     """The folder the contract's trace paths are relative to."""
-    if contract.traces.source == "project":
+    if contract.traces is not None and contract.traces.source == "project":
         return PROJECT_ROOT
     return Path(data_dir)
 
 
-def trace_files(contract, data_dir: Path | str) -> list[Path]:
+def trace_files(contract: Contract, data_dir: Path | str) -> list[Path]:
     """The contract's trace paths under `trace_base`; a path may be a glob pattern."""
     base = trace_base(contract, data_dir)
     files: list[Path] = []
-    for pattern in contract.traces.paths:
+    for pattern in contract.traces.paths if contract.traces is not None else ():
         matched = sorted(p for p in base.glob(pattern) if p.is_file())
         if not matched:
             raise WindowFormatError(f"{base / pattern}:0: no trace file matches")
@@ -78,11 +87,11 @@ def trace_files(contract, data_dir: Path | str) -> list[Path]:
     return files
 
 
-def cut_windows(contract, data_dir: Path | str) -> list[dict]:
+def cut_windows(contract: Contract, data_dir: Path | str) -> list[Window]:
     return cut_with_summary(contract, data_dir).windows
 
 
-def cut_with_summary(contract, data_dir: Path | str) -> CutResult:
+def cut_with_summary(contract: Contract, data_dir: Path | str) -> CutResult:
     if contract.traces is None:
         return CutResult(windows=[], files=[])
     cutter = CUTTERS.get(contract.traces.format)
@@ -104,12 +113,13 @@ def cut_with_summary(contract, data_dir: Path | str) -> CutResult:
             raise WindowFormatError(f"{where}: duplicate window_id {window['window_id']!r}")
         seen_ids.add(window["window_id"])
         result.actions[action] += 1
-        result.windows.append(window)
+        # Checked by `_check`, its action set: a canonical window now.
+        result.windows.append(cast(Window, window))
     return result
 
 
-def _check(window: dict, contract) -> str:
-    where = window.pop("_where", f"{contract.slug}:?")
+def _check(window: dict[str, Any], contract: Contract) -> str:
+    where: str = window.pop("_where", f"{contract.slug}:?")
     missing = [k for k in REQUIRED_KEYS if k not in window]
     if missing:
         raise WindowFormatError(f"{where}: window lacks {', '.join(missing)}")

@@ -15,7 +15,9 @@ Node ids become strings and an unset vote becomes "None" (the contract's sentine
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+from evaluation.inputs.contracts import Contract
 from evaluation.windows.errors import WindowFormatError
 from evaluation.windows.ndjson import read_objects
 
@@ -45,14 +47,14 @@ DEFERRED_ACTIONS = {"Replicate": "ClientProposal"}
 IMMEDIATE_ACTIONS = {"BecomeCandidate": "ElectionTimeout"}
 
 
-def cut(contract, files: list[Path]) -> list[dict]:
-    windows: list[dict] = []
+def cut(contract: Contract, files: list[Path]) -> list[dict[str, Any]]:
+    windows: list[dict[str, Any]] = []
     for path in files:
         windows.extend(cut_file(Path(path)))
     return windows
 
 
-def cut_file(path: Path) -> list[dict]:
+def cut_file(path: Path) -> list[dict[str, Any]]:
     """Errors name the full path; window ids use `<folder>/<file>:<line>`, stable across hosts."""
     label = str(path)
     rows = [(number, obj) for number, _, obj in read_objects(path)]
@@ -69,25 +71,35 @@ def cut_file(path: Path) -> list[dict]:
     raise WindowFormatError(f"{label}:{rows[0][0]}: unknown etcd trace layout")
 
 
-def _node(value, where: str) -> str:
+def _node(value: Any, where: str) -> str:
     if isinstance(value, bool) or not isinstance(value, int | str) or value in ("", None):
         raise WindowFormatError(f"{where}: bad node id {value!r}")
     return str(value)
 
 
-def _vote(value, where: str) -> str:
+def _vote(value: Any, where: str) -> str:
     if value in (0, "0", "None", None):
         return NO_VOTE
     return _node(value, where)
 
 
-def _int(value, where: str, field: str) -> int:
+def _int(value: Any, where: str, field: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise WindowFormatError(f"{where}: {field} is not an integer")
     return value
 
 
-def _window(label, line, trace_id, action, event, actor, pre, post, msg=None) -> dict:
+def _window(
+    label: str,
+    line: int,
+    trace_id: str,
+    action: str | None,
+    event: str,
+    actor: str,
+    pre: dict[str, Any],
+    post: dict[str, Any],
+    msg: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     path = Path(label)
     window = {
         "_where": f"{label}:{line}",
@@ -107,10 +119,10 @@ def _window(label, line, trace_id, action, event, actor, pre, post, msg=None) ->
 # --- node-first windows ----------------------------------------------------------------------
 
 
-def _node_first_state(nodes, where: str) -> dict:
+def _node_first_state(nodes: Any, where: str) -> dict[str, Any]:
     if not isinstance(nodes, dict) or not nodes:
         raise WindowFormatError(f"{where}: state must map node ids to records")
-    out: dict[str, dict] = {}
+    out: dict[str, dict[str, Any]] = {}
     try:
         for node, rec in nodes.items():
             key = _node(node, where)
@@ -127,7 +139,7 @@ def _node_first_state(nodes, where: str) -> dict:
     return out
 
 
-def _from_node_first(obj: dict, label: str, line: int) -> dict:
+def _from_node_first(obj: dict[str, Any], label: str, line: int) -> dict[str, Any]:
     where = f"{label}:{line}"
     for key in ("trace_id", "event", "node", "pre_state", "post_state"):
         if key not in obj:
@@ -147,7 +159,7 @@ def _from_node_first(obj: dict, label: str, line: int) -> dict:
     )
 
 
-def _message_action(event: str, msg: dict | None, where: str) -> str:
+def _message_action(event: str, msg: dict[str, Any] | None, where: str) -> str:
     if msg is not None and msg["type"] == "MsgHeartbeat":
         return "HandleHeartbeat"
     if msg is not None and msg["type"] == "MsgVote":
@@ -160,10 +172,10 @@ def _message_action(event: str, msg: dict | None, where: str) -> str:
     return action
 
 
-def _message(raw, where: str) -> dict:
+def _message(raw: Any, where: str) -> dict[str, Any]:
     if not isinstance(raw, dict) or "type" not in raw:
         raise WindowFormatError(f"{where}: input must be a message record with a type")
-    msg: dict = {}
+    msg: dict[str, Any] = {}
     for key, value in raw.items():
         if key in ("from", "to"):
             msg[key] = _node(value, where)
@@ -192,10 +204,10 @@ def _per_spec_action(path: Path, where: str) -> str:
     return ACTION_NAMES.get(stem[len("windows_") :], stem[len("windows_") :])
 
 
-def _per_spec_state(arrays, where: str) -> dict:
+def _per_spec_state(arrays: Any, where: str) -> dict[str, Any]:
     if not isinstance(arrays, dict):
         raise WindowFormatError(f"{where}: state must map variables to per-node arrays")
-    nodes = {}
+    nodes: dict[str, dict[str, Any]] = {}
     for var, values in arrays.items():
         if not isinstance(values, list):
             raise WindowFormatError(f"{where}: {var} is not a per-node array")
@@ -204,7 +216,7 @@ def _per_spec_state(arrays, where: str) -> dict:
     return _node_first_state(nodes, where)
 
 
-def _from_per_spec(obj: dict, action: str, label: str, line: int) -> dict:
+def _from_per_spec(obj: dict[str, Any], action: str, label: str, line: int) -> dict[str, Any]:
     where = f"{label}:{line}"
     for key in ("trace_id", "node", "pre", "post"):
         if key not in obj:
@@ -229,7 +241,7 @@ def _from_per_spec(obj: dict, action: str, label: str, line: int) -> dict:
     )
 
 
-def _restore_vote_log_term(msg: dict, pre: dict) -> None:
+def _restore_vote_log_term(msg: dict[str, Any], pre: dict[str, Any]) -> None:
     """The fork's window generator wrote MsgVote.logTerm as a constant 0 (BENCHMARK.md §6.3.3).
 
     etcd fills that field with the candidate's last log term, which the window's pre-state holds
@@ -245,7 +257,7 @@ def _restore_vote_log_term(msg: dict, pre: dict) -> None:
 # --- upstream zap log -------------------------------------------------------------------------
 
 
-def _event_state(event: dict, where: str) -> dict:
+def _event_state(event: dict[str, Any], where: str) -> dict[str, Any]:
     try:
         state = event["state"]
         return {
@@ -259,7 +271,7 @@ def _event_state(event: dict, where: str) -> dict:
         raise WindowFormatError(f"{where}: event lacks state/role/log") from None
 
 
-def _upstream_message(raw, where: str) -> dict:
+def _upstream_message(raw: Any, where: str) -> dict[str, Any]:
     if not isinstance(raw, dict):
         raise WindowFormatError(f"{where}: msg is not an object")
     try:
@@ -287,15 +299,15 @@ def _upstream_message(raw, where: str) -> dict:
     return msg
 
 
-def _flatten(nodes: dict[str, dict]) -> dict:
-    out: dict[str, dict] = {}
+def _flatten(nodes: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    out: dict[str, dict[str, Any]] = {}
     for node, rec in nodes.items():
         for var, value in rec.items():
             out.setdefault(var, {})[node] = value
     return out
 
 
-def _with_node(flat: dict, node: str, rec: dict) -> dict:
+def _with_node(flat: dict[str, Any], node: str, rec: dict[str, Any]) -> dict[str, Any]:
     """Only the actor moves in a window, whatever other nodes did while it was processing."""
     out = {var: dict(values) for var, values in flat.items()}
     for var, value in rec.items():
@@ -303,11 +315,11 @@ def _with_node(flat: dict, node: str, rec: dict) -> dict:
     return out
 
 
-def _cut_upstream(rows: list[tuple[int, dict]], label: str) -> list[dict]:
+def _cut_upstream(rows: list[tuple[int, dict[str, Any]]], label: str) -> list[dict[str, Any]]:
     trace_id = Path(label).stem
-    nodes: dict[str, dict] = {}
-    pending: dict[str, dict] = {}  # node -> window waiting for its post-state
-    windows: list[dict] = []
+    nodes: dict[str, dict[str, Any]] = {}
+    pending: dict[str, dict[str, Any]] = {}  # node -> window waiting for its post-state
+    windows: list[dict[str, Any]] = []
     for line, obj in rows:
         where = f"{label}:{line}"
         event = obj.get("event")

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+from evaluation.inputs.contracts import Contract
 from evaluation.windows import scenario
 
 VERSION = "1"
@@ -26,13 +28,13 @@ FIELDS = {"seq": int, "thread": int, "state": str, "action": str}
 IN_CALL = None  # inside lock(), acquiring or waiting: not observable
 
 
-def cut(contract, files: list[Path]) -> Iterator[dict]:
+def cut(contract: Contract, files: list[Path]) -> Iterator[dict[str, Any]]:
     names = scenario.threads(contract)
     for path in files:
         yield from _cut_file(path, names)
 
 
-def _cut_file(path: Path, names: list[str]) -> Iterator[dict]:
+def _cut_file(path: Path, names: list[str]) -> Iterator[dict[str, Any]]:
     tid = scenario.trace_id(path)
     pc: dict[str, str | None] = {t: "idle" for t in names}
     locked = False
@@ -63,7 +65,7 @@ def _cut_file(path: Path, names: list[str]) -> Iterator[dict]:
         yield scenario.window(where, tid, event, actor, pre, _state(locked, pc))
 
 
-def _state(locked: bool, pc: dict[str, str | None]) -> dict:
+def _state(locked: bool, pc: dict[str, str | None]) -> dict[str, Any]:
     return {
         "lockState": "locked" if locked else "unlocked",
         "pc": {t: phase for t, phase in pc.items() if phase is not IN_CALL},

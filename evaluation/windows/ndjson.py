@@ -3,11 +3,12 @@
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from evaluation.windows.errors import WindowFormatError
 
 
-def read_objects(path: Path) -> Iterator[tuple[int, str, dict]]:
+def read_objects(path: Path) -> Iterator[tuple[int, str, dict[str, Any]]]:
     """Each non-blank line as `(line number, "<path>:<line>", object)`, read lazily.
 
     A line that is not a JSON object raises WindowFormatError naming that place.

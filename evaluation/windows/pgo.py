@@ -29,15 +29,21 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from evaluation.inputs.contracts import Contract
 from evaluation.windows.errors import WindowFormatError
 from evaluation.windows.ndjson import read_objects
 from evaluation.windows.pgo_profiles import PROFILES, Profile
-from evaluation.windows.pgo_values import TlaValueError, parse_value
+from evaluation.windows.pgo_values import TlaValueError, Value, parse_value
 
 VERSION = "1"
 
 _MISSING = object()
+# Mailbox (the network element's index) -> the messages in it, in order.
+Boxes = dict[str, list[Any]]
+# Variable -> key (an actor, a mailbox) -> value: a window's state before it is flattened.
+StateByKey = dict[str, dict[str, Any]]
 
 
 @dataclass
@@ -46,8 +52,8 @@ class Element:
     archetype: str
     name: str
     index: str | None
-    value: object
-    old: object = _MISSING
+    value: Value
+    old: Value = _MISSING
 
 
 @dataclass
@@ -56,10 +62,10 @@ class Step:
     archetype: str
     self_id: str
     abort: bool
-    clock: dict
+    clock: dict[tuple[str, str], int]
     end: str
     elements: list[Element]
-    order: tuple = ()
+    order: tuple[str, int, int] = ("", 0, 0)
     label: str | None = None
     new_label: str | None = None
 
@@ -77,14 +83,14 @@ class RunStats:
     state_mismatches: int = 0
     netlen_mismatches: int = 0
     runs: int = 0
-    events: Counter = field(default_factory=Counter)
+    events: Counter[str] = field(default_factory=Counter)
 
 
-def cut(contract, files: list[Path]) -> Iterator[dict]:
+def cut(contract: Contract, files: list[Path]) -> Iterator[dict[str, Any]]:
     yield from cut_runs(_profile(contract), files, RunStats())
 
 
-def stats(contract, files: list[Path]) -> RunStats:
+def stats(contract: Contract, files: list[Path]) -> RunStats:
     """What cutting these files skipped and repaired (aborted steps, replay mismatches)."""
     result = RunStats()
     for _ in cut_runs(_profile(contract), files, result):
@@ -92,13 +98,13 @@ def stats(contract, files: list[Path]) -> RunStats:
     return result
 
 
-def _profile(contract) -> Profile:
+def _profile(contract: Contract) -> Profile:
     if contract.slug not in PROFILES:
         raise WindowFormatError(f"{contract.slug}:0: no PGo profile for this task")
     return PROFILES[contract.slug]
 
 
-def cut_runs(profile: Profile, files: list[Path], result: RunStats) -> Iterator[dict]:
+def cut_runs(profile: Profile, files: list[Path], result: RunStats) -> Iterator[dict[str, Any]]:
     runs: dict[Path, list[Path]] = defaultdict(list)
     for path in files:
         runs[path.parent].append(path)
@@ -124,7 +130,7 @@ def _read_file(path: Path, number: int) -> list[Step]:
     return steps
 
 
-def _parse_step(raw: dict, where: str) -> Step:
+def _parse_step(raw: dict[str, Any], where: str) -> Step:
     for key, kind in (("archetypeName", str), ("self", str), ("isAbort", bool), ("clock", list)):
         if not isinstance(raw.get(key), kind):
             raise WindowFormatError(f"{where}: {key} missing or not a {kind.__name__}")
@@ -148,7 +154,7 @@ def _parse_step(raw: dict, where: str) -> Step:
     return step
 
 
-def _clock(raw: list, where: str) -> dict:
+def _clock(raw: list[Any], where: str) -> dict[tuple[str, str], int]:
     clock = {}
     for entry in raw:
         try:
@@ -163,7 +169,7 @@ def _clock(raw: list, where: str) -> dict:
     return clock
 
 
-def _element(raw, where: str) -> Element:
+def _element(raw: Any, where: str) -> Element:
     if not isinstance(raw, dict) or raw.get("tag") not in ("read", "write"):
         raise WindowFormatError(f"{where}: csElement without tag read/write")
     name = raw.get("name")
@@ -190,7 +196,7 @@ def _element(raw, where: str) -> Element:
     return element
 
 
-def _value(text, where: str, name: str):
+def _value(text: Any, where: str, name: str) -> Value:
     if not isinstance(text, str):
         raise WindowFormatError(f"{where}: value of {name} is not a string")
     try:
@@ -199,7 +205,7 @@ def _value(text, where: str, name: str):
         raise WindowFormatError(f"{where}: value of {name}: {exc}") from None
 
 
-def _label(value, where: str) -> str:
+def _label(value: Value, where: str) -> str:
     if not isinstance(value, str) or "." not in value:
         raise WindowFormatError(f"{where}: .pc value {value!r} is not an MPCal label")
     return value
@@ -236,7 +242,7 @@ def linearize(steps: list[Step], network: str) -> list[Step]:
 
 
 def _program_and_clock_edges(live: list[Step], preds: dict[int, set[int]]) -> None:
-    by_process: dict[tuple, list[tuple[int, int]]] = defaultdict(list)
+    by_process: dict[tuple[str, str], list[tuple[int, int]]] = defaultdict(list)
     for i, step in enumerate(live):
         by_process[step.process].append((step.clock[step.process], i))
     for entries in by_process.values():
@@ -281,7 +287,7 @@ def _mailbox_edges(live: list[Step], preds: dict[int, set[int]], network: str) -
 
 def _run_windows(
     profile: Profile, run_id: str, steps: list[Step], result: RunStats
-) -> Iterator[dict]:
+) -> Iterator[dict[str, Any]]:
     ordered = [s for s in linearize(steps, profile.network) if s.label is not None]
     result.no_label += sum(1 for s in steps if not s.abort and s.label is None)
     partial = _partial_windows(profile, ordered, result)
@@ -299,16 +305,18 @@ def _run_windows(
         yield window
 
 
-def _partial_windows(profile: Profile, ordered: list[Step], result: RunStats) -> list[dict]:
+def _partial_windows(
+    profile: Profile, ordered: list[Step], result: RunStats
+) -> list[dict[str, Any]]:
     """Each step's own observations: the keys it read, overwrote and wrote."""
-    boxes: dict[str, list] = defaultdict(list)
+    boxes: Boxes = defaultdict(list)
     known: dict[tuple[str, str], object] = dict(profile.initial_values())
     return [_window(profile, step, boxes, known, result) for step in ordered]
 
 
-def _initial_state(profile: Profile, partial: list[dict]) -> dict[str, dict]:
+def _initial_state(profile: Profile, partial: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """A key's value before the run: where it is first read, as nothing wrote it before."""
-    state: dict[str, dict] = defaultdict(dict)
+    state: dict[str, dict[str, Any]] = defaultdict(dict)
     for (var, key), value in profile.initial_values().items():
         state[var][key] = value
     written: set[tuple[str, str]] = set()
@@ -322,7 +330,7 @@ def _initial_state(profile: Profile, partial: list[dict]) -> dict[str, dict]:
     return {var: dict(values) for var, values in state.items()}
 
 
-def _overlay(base: dict, top: dict, result: RunStats | None) -> dict:
+def _overlay(base: dict[str, Any], top: dict[str, Any], result: RunStats | None) -> dict[str, Any]:
     out = {var: dict(values) for var, values in base.items()}
     for var, values in top.items():
         for key, value in values.items():
@@ -333,19 +341,29 @@ def _overlay(base: dict, top: dict, result: RunStats | None) -> dict:
     return out
 
 
-def _advance_streams(profile: Profile, window: dict, read: dict[str, dict]) -> None:
+def _advance_streams(
+    profile: Profile, window: dict[str, Any], read: dict[str, dict[str, Any]]
+) -> None:
     """A stream this step read moves on (dqueue's `s` yields 1, 2, 3, ...)."""
     for var, values in read.items():
         for key, value in values.items():
             window["post_state"][var][key] = profile.stream_next(var, value)
 
 
-def _window(profile: Profile, step: Step, boxes, known, result: RunStats) -> dict:
+def _window(
+    profile: Profile,
+    step: Step,
+    boxes: Boxes,
+    known: dict[tuple[str, str], object],
+    result: RunStats,
+) -> dict[str, Any]:
     actor = profile.actor(step)
-    pre: dict[str, dict] = defaultdict(dict)
-    post: dict[str, dict] = defaultdict(dict)
+    pre: StateByKey = defaultdict(dict)
+    post: StateByKey = defaultdict(dict)
     consumed = None
     if profile.has_pc(step.archetype):
+        # Only labelled steps are cut (`_run_windows`); `_parse_step` sets both labels.
+        assert step.label is not None and step.new_label is not None
         pre["pc"][actor] = profile.short_label(step.label)
         post["pc"][actor] = profile.short_label(step.new_label)
     for e in step.elements:
@@ -391,7 +409,15 @@ def _window(profile: Profile, step: Step, boxes, known, result: RunStats) -> dic
     return window
 
 
-def _network(profile: Profile, e: Element, boxes, pre, post, result: RunStats):
+def _network(
+    profile: Profile,
+    e: Element,
+    boxes: Boxes,
+    pre: StateByKey,
+    post: StateByKey,
+    result: RunStats,
+) -> Any:
+    assert e.index is not None  # the caller's condition: a mailbox is an indexed element
     box = boxes[e.index]
     pre["network"].setdefault(e.index, list(box))
     message = profile.normalise_message(e.index, e.value)
@@ -409,8 +435,16 @@ def _network(profile: Profile, e: Element, boxes, pre, post, result: RunStats):
     return consumed
 
 
-def _netlen(profile: Profile, e: Element, boxes, pre, post, result: RunStats) -> None:
+def _netlen(
+    profile: Profile,
+    e: Element,
+    boxes: Boxes,
+    pre: StateByKey,
+    post: StateByKey,
+    result: RunStats,
+) -> None:
     """A read of the mailbox length: the mailbox is part of the window when the replay agrees."""
+    assert e.index is not None  # the caller's condition: a mailbox is an indexed element
     box = boxes[e.index]
     if e.value != len(box):
         result.netlen_mismatches += 1
@@ -419,7 +453,7 @@ def _netlen(profile: Profile, e: Element, boxes, pre, post, result: RunStats) ->
     post["network"].setdefault(e.index, list(box))
 
 
-def _frame(profile: Profile, pre, post) -> None:
+def _frame(profile: Profile, pre: StateByKey, post: StateByKey) -> None:
     """State a step read and did not write is unchanged by it; read-only streams are not."""
     for var, values in pre.items():
         if var in profile.streams:

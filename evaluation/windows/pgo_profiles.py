@@ -7,26 +7,30 @@ The contracts in tasks_data/{dqueue,locksvc,raftkvs}/task.yaml document the same
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
-from evaluation.windows.pgo_values import DEFAULT_INIT, TlaSet
+from evaluation.windows.pgo_values import DEFAULT_INIT, TlaSet, Value
+
+if TYPE_CHECKING:  # pgo imports the profiles
+    from evaluation.windows.pgo import Step
 
 NONE = "None"
 
 
-def _id(value):
+def _id(value: Value) -> str:
     if value is DEFAULT_INIT:
         return NONE
     return str(value)
 
 
-def _raft_id(value):
+def _raft_id(value: Value) -> str:
     """raftkvs numbers servers from 1; 0 is its `Nil`."""
     if value is DEFAULT_INIT or value == 0:
         return NONE
     return str(value)
 
 
-def _plain(value):
+def _plain(value: Value) -> Any:
     if isinstance(value, TlaSet):
         raise ValueError("a set cannot appear in a window")
     if isinstance(value, dict):
@@ -50,10 +54,10 @@ class Profile:
     # Archetypes whose `self` owns a mailbox: it starts empty whether or not the run touches it.
     mailbox_archetypes: frozenset[str] = frozenset()
 
-    def initial_values(self) -> dict:
+    def initial_values(self) -> dict[tuple[str, str], object]:
         return dict(self.initial)
 
-    def variable(self, archetype: str, name: str):
+    def variable(self, archetype: str, name: str) -> tuple[str, str, str] | None:
         return self.variables.get(f"{archetype}.{name}") or self.variables.get(f"*.{name}")
 
     def has_pc(self, archetype: str) -> bool:
@@ -63,73 +67,73 @@ class Profile:
     def short_label(label: str) -> str:
         return label.split(".", 1)[1]
 
-    def actor(self, step) -> str:
+    def actor(self, step: Step) -> str:
         return step.self_id
 
-    def event(self, step) -> str:
-        return step.label
+    def event(self, step: Step) -> str:
+        return step.label or ""
 
-    def input(self, step, consumed):
+    def input(self, step: Step, consumed: Any) -> Any:
         return consumed
 
-    def normalise(self, var: str, value):
+    def normalise(self, var: str, value: Value) -> Any:
         return _plain(value)
 
-    def normalise_message(self, box: str, value):
+    def normalise_message(self, box: str, value: Value) -> Any:
         return _plain(value)
 
-    def stream_next(self, var: str, value):
+    def stream_next(self, var: str, value: Any) -> Any:
         return value + 1
 
 
 class DqueueProfile(Profile):
     PRODUCER = "0"
 
-    def normalise(self, var, value):
+    def normalise(self, var: str, value: Value) -> Any:
         if var == "requester":
             return _id(value)
         return _plain(value)
 
-    def normalise_message(self, box, value):
+    def normalise_message(self, box: str, value: Value) -> Any:
         # Requests carry the consumer's id; the producer's replies carry the produced integer.
         return _id(value) if box == self.PRODUCER else _plain(value)
 
-    def input(self, step, consumed):
+    def input(self, step: Step, consumed: Any) -> Any:
         return None
 
 
 class LocksvcProfile(Profile):
     NO_MSG = {"from": NONE, "type": 0}
 
-    def normalise(self, var, value):
+    def normalise(self, var: str, value: Value) -> Any:
         if var == "msg":
             return self.NO_MSG if value is DEFAULT_INIT else self._message(value)
         if var == "q":
             return [_id(v) for v in value]
         return _plain(value)
 
-    def normalise_message(self, box, value):
+    def normalise_message(self, box: str, value: Value) -> Any:
         return self._message(value)
 
     @staticmethod
-    def _message(value):
+    def _message(value: Value) -> dict[str, Any]:
         # LockMsg/UnlockMsg are records [from, type]; the server's grant is the bare integer
         # GrantMsg (3), kept as a record [type |-> 3] so every message has a `type` field.
         if isinstance(value, dict):
             return {"from": _id(value["from"]), "type": value["type"]}
         return {"type": value}
 
-    def event(self, step):
+    def event(self, step: Step) -> str:
         sends = any(e.tag == "write" and e.name == self.network for e in step.elements)
         if step.label == "AServer.serverRespond" and sends:
             return "AServer.serverRespond+grant"
-        return step.label
+        return step.label or ""
 
 
 _RAFT_ID_FIELDS = {"msource", "mdest", "mleaderHint", "client"}
 
 
-def _raft_plain(value):
+def _raft_plain(value: Value) -> Any:
     if isinstance(value, dict):
         return {
             str(k): _raft_id(v) if k in _RAFT_ID_FIELDS else _raft_plain(v)
@@ -145,7 +149,7 @@ def _raft_plain(value):
 class RaftkvsProfile(Profile):
     ID_VARS = frozenset({"votedFor", "leader", "clientLeader"})
 
-    def actor(self, step):
+    def actor(self, step: Step) -> str:
         # One Raft server runs as several archetypes with their own `self`; `srvId` names the
         # server they act for. AServer and AClient act as themselves.
         for e in step.elements:
@@ -153,26 +157,26 @@ class RaftkvsProfile(Profile):
                 return _raft_id(e.value)
         return step.self_id
 
-    def event(self, step):
+    def event(self, step: Step) -> str:
         if step.label == "AServer.handleMsg":
             for e in step.elements:
                 if e.name == "m" and e.tag == "read" and isinstance(e.value, dict):
                     return f"AServer.handleMsg+{e.value.get('mtype')}"
-        return step.label
+        return step.label or ""
 
-    def input(self, step, consumed):
+    def input(self, step: Step, consumed: Any) -> Any:
         if step.label == "AServer.handleMsg":
             for e in step.elements:
                 if e.name == "m" and e.tag == "read" and isinstance(e.value, dict):
                     return _raft_plain(e.value)
         return None
 
-    def normalise(self, var, value):
+    def normalise(self, var: str, value: Value) -> Any:
         if var in self.ID_VARS:
             return _raft_id(value)
         return _raft_plain(value)
 
-    def normalise_message(self, box, value):
+    def normalise_message(self, box: str, value: Value) -> Any:
         return _raft_plain(value)
 
 

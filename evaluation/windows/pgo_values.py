@@ -10,9 +10,14 @@ cutter must translate or drop them), `defaultInitValue` the `DEFAULT_INIT` marke
 from __future__ import annotations
 
 import re
+from typing import Any
+
+# A value as parsed: int, str, bool, list, dict, TlaSet or DEFAULT_INIT.
+Value = Any
+Tokens = list[tuple[str, str]]
 
 
-class TlaSet(tuple):
+class TlaSet(tuple[Any, ...]):
     """A TLA+ set value, kept apart from sequences."""
 
 
@@ -34,7 +39,7 @@ class TlaValueError(ValueError):
     pass
 
 
-def parse_value(text: str):
+def parse_value(text: str) -> Value:
     tokens = _tokenize(text)
     value, pos = _expr(tokens, 0)
     if pos != len(tokens):
@@ -43,14 +48,15 @@ def parse_value(text: str):
 
 
 def _tokenize(text: str) -> list[tuple[str, str]]:
-    tokens, pos = [], 0
+    tokens: Tokens = []
+    pos = 0
     while pos < len(text):
         if text[pos:].strip() == "":
             break
         match = _TOKEN.match(text, pos)
         if match is None:
             raise TlaValueError(f"cannot read TLA+ value at {text[pos : pos + 20]!r}")
-        kind = match.lastgroup
+        kind = match.lastgroup or ""  # every alternative of _TOKEN is a named group
         tokens.append((kind, match.group(kind)))
         pos = match.end()
     if not tokens:
@@ -58,7 +64,7 @@ def _tokenize(text: str) -> list[tuple[str, str]]:
     return tokens
 
 
-def _expr(tokens, pos):
+def _expr(tokens: Tokens, pos: int) -> tuple[Value, int]:
     """term ('@@' term)*, where a term `k :> v` is a one-point function."""
     value, pos, is_fn = _term(tokens, pos)
     if not is_fn:
@@ -71,7 +77,7 @@ def _expr(tokens, pos):
     return value, pos
 
 
-def _term(tokens, pos):
+def _term(tokens: Tokens, pos: int) -> tuple[Value, int, bool]:
     left, pos = _primary(tokens, pos)
     if pos < len(tokens) and tokens[pos][1] == ":>":
         right, pos = _primary(tokens, pos + 1)
@@ -79,13 +85,13 @@ def _term(tokens, pos):
     return left, pos, isinstance(left, dict)
 
 
-def _key(value):
+def _key(value: Value) -> Value:
     if isinstance(value, (dict, list, TlaSet)):
         raise TlaValueError("function keys must be integers or strings")
     return value
 
 
-def _primary(tokens, pos):
+def _primary(tokens: Tokens, pos: int) -> tuple[Value, int]:
     if pos >= len(tokens):
         raise TlaValueError("TLA+ value ends too early")
     kind, text = tokens[pos]
@@ -111,8 +117,8 @@ def _primary(tokens, pos):
     raise TlaValueError(f"unexpected {text!r} in TLA+ value")
 
 
-def _items(tokens, pos, close):
-    items = []
+def _items(tokens: Tokens, pos: int, close: str) -> tuple[list[Value], int]:
+    items: list[Value] = []
     if pos < len(tokens) and tokens[pos][1] == close:
         return items, pos + 1
     while True:
@@ -124,7 +130,7 @@ def _items(tokens, pos, close):
         return items, _expect(tokens, pos, close)
 
 
-def _expect(tokens, pos, text):
+def _expect(tokens: Tokens, pos: int, text: str) -> int:
     if pos >= len(tokens) or tokens[pos][1] != text:
         raise TlaValueError(f"expected {text!r} in TLA+ value")
     return pos + 1

@@ -21,10 +21,16 @@ event that closed its step.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+from evaluation.inputs.contracts import Contract
 from evaluation.windows.errors import WindowFormatError
 from evaluation.windows.ndjson import read_objects
+
+# A trace event or message as read from the NDJSON (JSON object).
+Message = dict[str, Any]
 
 VERSION = "1"
 NO_VOTE = "None"
@@ -41,14 +47,14 @@ CLOSING = {
 NON_TARGET = {"ReceivedPreVoteResponse", "ReceivedVoteResponse"}
 
 
-def cut(contract, files: list[Path]) -> list[dict]:
+def cut(contract: Contract, files: list[Path]) -> list[dict[str, Any]]:
     """Merged traces are cut one by one; per-node files of one run are merged first."""
     merged = [Path(f) for f in files if not Path(f).name.startswith("node_")]
     per_node: dict[Path, list[Path]] = {}
     for f in files:
         if Path(f).name.startswith("node_"):
             per_node.setdefault(Path(f).parent, []).append(Path(f))
-    windows: list[dict] = []
+    windows: list[dict[str, Any]] = []
     for path in merged:
         windows.extend(_Cutter(path.parent.name).run(_events([path])))
     for folder, paths in per_node.items():
@@ -56,8 +62,8 @@ def cut(contract, files: list[Path]) -> list[dict]:
     return windows
 
 
-def _events(paths: list[Path]) -> list[tuple[str, dict]]:
-    rows: list[tuple[float, int, str, dict]] = []
+def _events(paths: list[Path]) -> list[tuple[str, dict[str, Any]]]:
+    rows: list[tuple[float, int, str, dict[str, Any]]] = []
     order = 0
     for path in paths:
         for _, where, obj in read_objects(path):
@@ -73,7 +79,7 @@ def _events(paths: list[Path]) -> list[tuple[str, dict]]:
     return [(where, obj) for _, _, where, obj in rows]
 
 
-def _envelope(kind: str, raw: dict, where: str) -> dict:
+def _envelope(kind: str, raw: dict[str, Any], where: str) -> dict[str, Any]:
     """The fields every message record starts with."""
     return {
         "type": kind,
@@ -83,20 +89,20 @@ def _envelope(kind: str, raw: dict, where: str) -> dict:
     }
 
 
-def _int(obj: dict, key: str, where: str) -> int:
+def _int(obj: dict[str, Any], key: str, where: str) -> int:
     value = obj.get(key)
     if isinstance(value, bool) or not isinstance(value, int):
         raise WindowFormatError(f"{where}: {key} is missing or not an integer")
     return value
 
 
-def _node(value, where: str) -> str:
+def _node(value: Any, where: str) -> str:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise WindowFormatError(f"{where}: bad node id {value!r}")
     return str(value)
 
 
-def _vote(value, where: str) -> str:
+def _vote(value: Any, where: str) -> str:
     if value == -1:
         return NO_VOTE
     return _node(value, where)
@@ -110,20 +116,20 @@ def _window_id(where: str) -> str:
 
 
 class _Cutter:
-    def __init__(self, trace_id: str):
+    def __init__(self, trace_id: str) -> None:
         self.trace_id = trace_id
-        self.state: dict[str, dict] = {}  # committed per-node state
-        self.pending: dict[str, dict] = {}  # node -> provisional state of its open step
-        self.vote_requests: dict[str, deque] = {}
-        self.appends: dict[str, deque] = {}
-        self.windows: list[dict] = []
+        self.state: dict[str, dict[str, Any]] = {}  # committed per-node state
+        self.pending: dict[str, dict[str, Any]] = {}  # node -> provisional state of its open step
+        self.vote_requests: dict[str, deque[Message]] = {}
+        self.appends: dict[str, deque[Message]] = {}
+        self.windows: list[dict[str, Any]] = []
 
-    def run(self, events: list[tuple[str, dict]]) -> list[dict]:
+    def run(self, events: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
         for where, event in events:
             self.step(where, event)
         return self.windows
 
-    def step(self, where: str, event: dict) -> None:
+    def step(self, where: str, event: dict[str, Any]) -> None:
         name = event["name"]
         node = _node(event["nid"], where)
         if name == "InitState":
@@ -138,7 +144,7 @@ class _Cutter:
 
     # --- state -----------------------------------------------------------------------------
 
-    def init(self, node: str, event: dict, where: str) -> None:
+    def init(self, node: str, event: dict[str, Any], where: str) -> None:
         state = event.get("state")
         if not isinstance(state, dict) or event.get("role") not in ROLES:
             raise WindowFormatError(f"{where}: InitState needs role and state")
@@ -153,12 +159,19 @@ class _Cutter:
         self.vote_requests[node] = deque()
         self.appends[node] = deque()
 
-    def draft(self, node: str) -> dict:
+    def draft(self, node: str) -> dict[str, Any]:
         if node not in self.pending:
             self.pending[node] = dict(self.state[node])
         return self.pending[node]
 
-    def close(self, node: str, where: str, event: dict, action: str | None, msg=None) -> None:
+    def close(
+        self,
+        node: str,
+        where: str,
+        event: dict[str, Any],
+        action: str | None,
+        msg: Message | None = None,
+    ) -> None:
         post = self.pending.pop(node, None) or dict(self.state[node])
         pre = self.state[node]
         self.state[node] = post
@@ -179,8 +192,8 @@ class _Cutter:
             window["input"] = msg
         self.windows.append(window)
 
-    def flat(self, actor: str, actor_state: dict) -> dict:
-        out: dict[str, dict] = {}
+    def flat(self, actor: str, actor_state: dict[str, Any]) -> dict[str, Any]:
+        out: dict[str, dict[str, Any]] = {}
         for node, rec in self.state.items():
             rec = actor_state if node == actor else rec
             for var, value in rec.items():
@@ -189,12 +202,12 @@ class _Cutter:
 
     # --- events ----------------------------------------------------------------------------
 
-    def on_PersistState(self, node, event, where):
+    def on_PersistState(self, node: str, event: Message, where: str) -> None:
         draft = self.draft(node)
         draft["currentTerm"] = _int(event, "term", where)
         draft["votedFor"] = _vote(event.get("vote"), where)
 
-    def on_BecomeFollower(self, node, event, where):
+    def on_BecomeFollower(self, node: str, event: Message, where: str) -> None:
         standalone = node not in self.pending
         draft = self.draft(node)
         draft["state"] = "follower"
@@ -203,7 +216,7 @@ class _Cutter:
             # A leader or candidate stepping down on its own (no message in the same call).
             self.close(node, where, event, None)
 
-    def _become(self, node, event, where, role):
+    def _become(self, node: str, event: Message, where: str, role: str) -> None:
         draft = self.draft(node)
         if event.get("role") != role:
             raise WindowFormatError(f"{where}: role {event.get('role')!r}, expected {role!r}")
@@ -211,16 +224,16 @@ class _Cutter:
         draft["currentTerm"] = _int(event, "term", where)
         self.close(node, where, event, CLOSING[event["name"]])
 
-    def on_BecomePreCandidate(self, node, event, where):
+    def on_BecomePreCandidate(self, node: str, event: Message, where: str) -> None:
         self._become(node, event, where, "precandidate")
 
-    def on_BecomeCandidate(self, node, event, where):
+    def on_BecomeCandidate(self, node: str, event: Message, where: str) -> None:
         self._become(node, event, where, "candidate")
 
-    def on_BecomeLeader(self, node, event, where):
+    def on_BecomeLeader(self, node: str, event: Message, where: str) -> None:
         self._become(node, event, where, "leader")
 
-    def on_RequestVote(self, node, event, where):
+    def on_RequestVote(self, node: str, event: Message, where: str) -> None:
         raw = self._msg(event, where)
         msg = {
             **_envelope("RequestVote", raw, where),
@@ -232,7 +245,7 @@ class _Cutter:
         self._queue(self.vote_requests, msg, where)
         self.draft(node)
 
-    def on_AppendEntries(self, node, event, where):
+    def on_AppendEntries(self, node: str, event: Message, where: str) -> None:
         raw = self._msg(event, where)
         count = _int(raw, "n_entries", where)
         msg = {
@@ -255,37 +268,40 @@ class _Cutter:
             # Sends of a sitting leader are its periodic step, not part of another one.
             self.close(node, where, event, None)
 
-    def _msg(self, event, where) -> dict:
+    def _msg(self, event: Message, where: str) -> Message:
         raw = event.get("msg")
         if not isinstance(raw, dict):
             raise WindowFormatError(f"{where}: {event['name']} without a msg object")
-        return raw
+        msg: Message = raw
+        return msg
 
-    def _queue(self, queues, msg, where) -> None:
+    def _queue(self, queues: dict[str, deque[Message]], msg: Message, where: str) -> None:
         if msg["to"] not in queues:
             raise WindowFormatError(f"{where}: message to unknown node {msg['to']}")
         queues[msg["to"]].append(msg)
 
-    def _take(self, queue: deque, match, where: str, what: str) -> dict:
+    def _take(
+        self, queue: deque[Message], match: Callable[[Message], bool], where: str, what: str
+    ) -> Message:
         for msg in queue:
             if match(msg):
                 queue.remove(msg)
                 return msg
         raise WindowFormatError(f"{where}: {what} with no matching request")
 
-    def on_PreVoteResponse(self, node, event, where):
+    def on_PreVoteResponse(self, node: str, event: Message, where: str) -> None:
         self._vote_response(node, event, where, True)
 
-    def on_VoteResponse(self, node, event, where):
+    def on_VoteResponse(self, node: str, event: Message, where: str) -> None:
         self._vote_response(node, event, where, False)
 
-    def _vote_response(self, node, event, where, prevote):
+    def _vote_response(self, node: str, event: Message, where: str, prevote: bool) -> None:
         msg = self._take(
             self.vote_requests[node], lambda m: m["prevote"] == prevote, where, event["name"]
         )
         self.close(node, where, event, "RecvRequestVote", msg)
 
-    def on_AppendEntriesResponse(self, node, event, where):
+    def on_AppendEntriesResponse(self, node: str, event: Message, where: str) -> None:
         msg = self._take(self.appends[node], lambda m: True, where, "AppendEntriesResponse")
         draft = self.draft(node)
         draft["currentTerm"] = _int(event, "term", where)
@@ -303,7 +319,7 @@ class _Cutter:
             draft["commitIndex"] = max(draft["commitIndex"], min(msg["leaderCommit"], new_last))
         self.close(node, where, event, "RecvAppendEntries", msg)
 
-    def on_ReceivedPreVoteResponse(self, node, event, where):
+    def on_ReceivedPreVoteResponse(self, node: str, event: Message, where: str) -> None:
         self.close(node, where, event, None)
 
     on_ReceivedVoteResponse = on_ReceivedPreVoteResponse

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+from evaluation.inputs.contracts import Contract
 from evaluation.windows import scenario
 
 VERSION = "1"
@@ -31,13 +33,13 @@ SIDE = {"Push": "producer", "PushSlice": "producer", "Pop": "consumer", "PopSlic
 SETUP = {"Create", "Split"}
 
 
-def cut(contract, files: list[Path]) -> Iterator[dict]:
+def cut(contract: Contract, files: list[Path]) -> Iterator[dict[str, Any]]:
     capacity = int(contract.constants["Capacity"])
     for path in files:
         yield from _cut_file(path, capacity)
 
 
-def _cut_file(path: Path, capacity: int) -> Iterator[dict]:
+def _cut_file(path: Path, capacity: int) -> Iterator[dict[str, Any]]:
     tid = scenario.trace_id(path)
     head = tail = 0
     modulus = 2 * capacity

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+from evaluation.inputs.contracts import Contract
 from evaluation.windows import scenario
 
 VERSION = "1"
@@ -38,7 +40,7 @@ ACQUIRE = {
 RELEASE = {"ReadUnlock": "reading", "WriteUnlock": "writing", "UpreadUnlock": "upread"}
 
 
-def cut(contract, files: list[Path]) -> Iterator[dict]:
+def cut(contract: Contract, files: list[Path]) -> Iterator[dict[str, Any]]:
     names = scenario.threads(contract)
     for path in files:
         yield from _Cutter(path, names).run()
@@ -50,7 +52,7 @@ class _Cutter:
         self.tid = scenario.trace_id(path)
         self.pc: dict[str, str | None] = {t: "idle" for t in names}
 
-    def run(self) -> Iterator[dict]:
+    def run(self) -> Iterator[dict[str, Any]]:
         for where, event in scenario.events(self.path, FIELDS):
             actor = str(event["thread"])
             if actor not in self.pc:
@@ -66,7 +68,9 @@ class _Cutter:
                 scenario.fail(where, f"state {event['state']!r} disagrees with the history")
             yield scenario.window(where, self.tid, event, actor, pre, self.state())
 
-    def step(self, where: str, event: dict, actor: str, action: str, pre: dict) -> None:
+    def step(
+        self, where: str, event: dict[str, Any], actor: str, action: str, pre: dict[str, Any]
+    ) -> None:
         phase = self.pc[actor]
         if action in ACQUIRE:
             kind = ACQUIRE[action]
@@ -102,7 +106,7 @@ class _Cutter:
     def readers(self) -> int:
         return sum(1 for p in self.pc.values() if p == "reading")
 
-    def state(self) -> dict:
+    def state(self) -> dict[str, Any]:
         held = set(self.pc.values())
         word = {
             "writer": "writing" in held,

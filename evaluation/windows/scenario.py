@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+from evaluation.inputs.contracts import Contract
 from evaluation.windows.errors import WindowFormatError
 from evaluation.windows.ndjson import read_objects
 
@@ -17,7 +19,7 @@ def trace_id(path: Path) -> str:
     return f"{path.parent.name}/{path.stem}"
 
 
-def events(path: Path, fields: dict[str, type]) -> Iterator[tuple[str, dict]]:
+def events(path: Path, fields: dict[str, type]) -> Iterator[tuple[str, dict[str, Any]]]:
     """`(where, event)` per line, after checking `seq` and the listed fields' types."""
     for expected, (_, where, event) in enumerate(read_objects(path)):
         for key, kind in fields.items():
@@ -33,7 +35,14 @@ def fail(where: str, message: str) -> None:
     raise WindowFormatError(f"{where}: {message}")
 
 
-def window(where: str, tid: str, event: dict, actor: str, pre: dict, post: dict) -> dict:
+def window(
+    where: str,
+    tid: str,
+    event: dict[str, Any],
+    actor: str,
+    pre: dict[str, Any],
+    post: dict[str, Any],
+) -> dict[str, Any]:
     return {
         "_where": where,
         "window_id": f"{tid}#{event['seq']}",
@@ -45,7 +54,7 @@ def window(where: str, tid: str, event: dict, actor: str, pre: dict, post: dict)
     }
 
 
-def threads(contract) -> list[str]:
+def threads(contract: Contract) -> list[str]:
     """The pinned `Threads` constant (`{"0", "1", "2"}`) as a list of names."""
     text = contract.constants.get("Threads", "")
     return [part.strip().strip('"') for part in text.strip("{} ").split(",") if part.strip()]

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+from evaluation.inputs.contracts import Contract
 from evaluation.windows.errors import WindowFormatError
 from evaluation.windows.ndjson import read_objects
 
@@ -18,20 +20,20 @@ PC_VALUES = {"idle", "acquiring", "locked"}
 LOCK_VALUES = {"unlocked", "locked"}
 
 
-def cut(contract, files: list[Path]) -> Iterator[dict]:
+def cut(contract: Contract, files: list[Path]) -> Iterator[dict[str, Any]]:
     threads = _threads(contract)
     for path in files:
         for _, where, raw in read_objects(path):
             yield _window(raw, where, threads)
 
 
-def _threads(contract) -> set[str] | None:
+def _threads(contract: Contract) -> set[str] | None:
     text = contract.constants.get("Threads", "")
     names = [part.strip().strip('"') for part in text.strip("{} ").split(",") if part.strip()]
     return set(names) or None
 
 
-def _window(raw: dict, where: str, threads: set[str] | None) -> dict:
+def _window(raw: dict[str, Any], where: str, threads: set[str] | None) -> dict[str, Any]:
     for key in ("window_id", "trace_id", "action", "actor", "pre_state", "post_state"):
         if key not in raw:
             raise WindowFormatError(f"{where}: missing {key}")
@@ -49,7 +51,7 @@ def _window(raw: dict, where: str, threads: set[str] | None) -> dict:
     }
 
 
-def _state(state, where: str, threads: set[str] | None) -> dict:
+def _state(state: Any, where: str, threads: set[str] | None) -> dict[str, Any]:
     if not isinstance(state, dict) or set(state) != {"lockState", "pc"}:
         raise WindowFormatError(f"{where}: expected exactly lockState and pc")
     if state["lockState"] not in LOCK_VALUES:

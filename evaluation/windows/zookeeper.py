@@ -16,7 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+from evaluation.inputs.contracts import Contract
 from evaluation.windows.errors import WindowFormatError
 from evaluation.windows.ndjson import read_objects
 
@@ -37,13 +39,13 @@ STATE_KEYS = {
 ZXID_COUNTER_LIMIT = 1000
 
 
-def cut(contract, files: list[Path]) -> Iterator[dict]:
+def cut(contract: Contract, files: list[Path]) -> Iterator[dict[str, Any]]:
     servers = _servers(contract)
     for path in files:
         yield from _Run(Path(path), servers).windows()
 
 
-def _servers(contract) -> list[str]:
+def _servers(contract: Contract) -> list[str]:
     text = contract.constants.get("Server", "")
     names = [part.strip().strip('"') for part in text.strip("{} ").split(",") if part.strip()]
     if not names:
@@ -51,7 +53,7 @@ def _servers(contract) -> list[str]:
     return names
 
 
-def zxid(value, where: str) -> int:
+def zxid(value: Any, where: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise WindowFormatError(f"{where}: zxid {value!r} is not a non-negative integer")
     epoch, counter = value >> 32, value & 0xFFFFFFFF
@@ -60,7 +62,7 @@ def zxid(value, where: str) -> int:
     return epoch * ZXID_COUNTER_LIMIT + counter
 
 
-def _nat(obj: dict, key: str, where: str) -> int:
+def _nat(obj: dict[str, Any], key: str, where: str) -> int:
     value = obj.get(key)
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise WindowFormatError(f"{where}: {key} is missing or not a non-negative integer")
@@ -75,7 +77,7 @@ class _Run:
         # Every node starts as a fresh peer: LOOKING in round 0, voting for itself.
         self.state = {s: self.fresh(s) for s in servers}
 
-    def fresh(self, server: str) -> dict:
+    def fresh(self, server: str) -> dict[str, Any]:
         return {
             "state": "LOOKING",
             "currentEpoch": 0,
@@ -87,13 +89,13 @@ class _Run:
             "recvVotes": dict.fromkeys(self.servers, NONE),
         }
 
-    def server(self, value, where: str) -> str:
+    def server(self, value: Any, where: str) -> str:
         name = value if isinstance(value, str) else f"s{value}"
         if isinstance(value, bool) or name not in self.servers:
             raise WindowFormatError(f"{where}: {value!r} is not one of the pinned servers")
         return name
 
-    def node_state(self, raw, where: str) -> dict:
+    def node_state(self, raw: Any, where: str) -> dict[str, Any]:
         if not isinstance(raw, dict) or set(raw) != STATE_KEYS:
             raise WindowFormatError(f"{where}: state must have exactly {sorted(STATE_KEYS)}")
         if raw["state"] not in STATES:
@@ -115,7 +117,7 @@ class _Run:
             "recvVotes": votes,
         }
 
-    def message(self, data, where: str) -> dict:
+    def message(self, data: Any, where: str) -> dict[str, Any]:
         if not isinstance(data, dict):
             raise WindowFormatError(f"{where}: data is not an object")
         if data.get("state") not in STATES:
@@ -130,14 +132,14 @@ class _Run:
             "peerEpoch": _nat(data, "peerEpoch", where),
         }
 
-    def flat(self) -> dict:
-        out: dict[str, dict] = {}
+    def flat(self) -> dict[str, Any]:
+        out: dict[str, dict[str, Any]] = {}
         for server, rec in self.state.items():
             for var, value in rec.items():
                 out.setdefault(var, {})[server] = value
         return out
 
-    def windows(self) -> Iterator[dict]:
+    def windows(self) -> Iterator[dict[str, Any]]:
         for _, where, raw in read_objects(self.path):
             for key in ("event", "step", "node", "state"):
                 if key not in raw:

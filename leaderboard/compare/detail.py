@@ -13,6 +13,7 @@ from typing import Any
 from django.contrib.auth.models import AnonymousUser, User
 from django.urls import reverse
 
+from evaluation.details import SyntaxDetails
 from leaderboard.models import ActionResult, InvariantResult, PhaseResult, Run, WindowResult
 from leaderboard.runs.drilldown import definitions
 
@@ -46,12 +47,12 @@ def load(run_ids: list[int]) -> dict[str, Any]:
         phase_result__run_id__in=run_ids
     ).values_list("phase_result__run_id", "name", "verdict"):
         invariants.setdefault(run_id, {})[name] = verdict
-    syntax = {
-        run_id: {d["name"]: d["ok"] for d in definitions(details or {})}
-        for run_id, details in PhaseResult.objects.filter(
-            run_id__in=run_ids, phase="syntax"
-        ).values_list("run_id", "details")
-    }
+    syntax: dict[int, dict[str, bool]] = {}
+    for run_id, details in PhaseResult.objects.filter(
+        run_id__in=run_ids, phase="syntax"
+    ).values_list("run_id", "details"):
+        stored: SyntaxDetails | None = details
+        syntax[run_id] = {d["name"]: d["ok"] for d in definitions(stored)}
     return {"actions": actions, "windows": windows, "invariants": invariants, "syntax": syntax}
 
 

@@ -1,23 +1,41 @@
 """Presentation helpers for the run page: turn stored result JSON into table rows.
 
 The phases store variable detail as JSON (PhaseResult.details, WindowResult.detail,
-InvariantResult.counterexample). These functions read the documented keys
-(docs/ARCHITECTURE.md, "Run pages") and tolerate absent ones, so an older result row
-still renders instead of breaking the page.
+InvariantResult.counterexample), in the shapes `evaluation/details.py` declares. These functions
+read the documented keys (docs/ARCHITECTURE.md, "Run pages") and tolerate absent ones, so an older
+result row still renders instead of breaking the page; keys only older scorers wrote are read
+through a plain mapping (`_stored`).
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from django.db.models import Count
 from django.db.models.fields.json import KT
 
+from evaluation.details import (
+    ActionDetail,
+    ConformanceDetails,
+    CounterexampleState,
+    InvariantDetails,
+    Specificity,
+    SyntaxDetails,
+    TlcError,
+    WindowDetail,
+)
 from evaluation.pipeline import NOT_MODELLED, PHASES, lines_in
 from leaderboard.models import PhaseResult, Run, WindowResult
 from leaderboard.runs.plain_words import aux_rule_sentence, label, tlc_value_text, value_text
+
+
+def _stored(value: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    """A stored JSON object read as a plain mapping, for keys older scorers wrote (and for
+    rows that predate a key)."""
+    return value or {}
 
 
 def render_value(value: object) -> str:
@@ -27,15 +45,16 @@ def render_value(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(", ", ": "))
 
 
-def spec_errors(syntax_details: dict) -> list[dict]:
+def spec_errors(syntax_details: SyntaxDetails | None) -> list[dict[str, Any]]:
     """Every syntax message with the spec line it refers to (line None when unknown)."""
     errors = []
-    for error in syntax_details.get("errors", []) or []:
+    for error in _stored(syntax_details).get("errors", []) or []:
         if isinstance(error, str):
             error = {"message": error}
         line = error.get("line") or next(iter(lines_in(error.get("message", ""))), None)
         errors.append({"line": line, "message": error.get("message", "")})
-    for message in (syntax_details.get("whole_module") or {}).get("messages", []) or []:
+    whole = syntax_details.get("whole_module") if syntax_details else None
+    for message in _stored(whole).get("messages", []) or []:
         errors.append({"line": next(iter(lines_in(message)), None), "message": message})
     for definition in definitions(syntax_details):
         if not definition["ok"] and definition["message"]:
@@ -46,10 +65,11 @@ def spec_errors(syntax_details: dict) -> list[dict]:
     return errors
 
 
-def definitions(syntax_details: dict) -> list[dict]:
+def definitions(syntax_details: SyntaxDetails | None) -> list[dict[str, Any]]:
     """The per-definition syntax table: name, line, parsed or not, SANY's message."""
     rows = []
-    for item in syntax_details.get("definitions", []) or []:
+    for row in (syntax_details.get("definitions") if syntax_details else None) or []:
+        item = _stored(row)  # older rows: `messages`, `start_line`, `ok`/`parsed`
         message = item.get("message") or "\n".join(item.get("messages", []) or [])
         rows.append(
             {
@@ -62,14 +82,14 @@ def definitions(syntax_details: dict) -> list[dict]:
     return rows
 
 
-def _definition_ok(item: dict[str, Any]) -> bool:
+def _definition_ok(item: Mapping[str, Any]) -> bool:
     if "verdict" in item:
         verdict: object = item["verdict"]
         return verdict == "ok"
     return bool(item.get("ok", item.get("parsed", False)))
 
 
-def source_lines(spec_text: str, errors: list[dict]) -> list[dict]:
+def source_lines(spec_text: str, errors: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Numbered spec lines, each with the error messages anchored to it."""
     by_line: dict[int, list[str]] = {}
     for error in errors:
@@ -81,14 +101,14 @@ def source_lines(spec_text: str, errors: list[dict]) -> list[dict]:
     ]
 
 
-def diff_entries(detail: dict) -> list[dict]:
+def diff_entries(window_detail: WindowDetail | None) -> list[dict[str, Any]]:
     """WindowResult.detail's differences as `{variable, key, trace, spec}` dicts.
 
     Accepted shapes: `diff` as {variable or path: {trace, spec}} or as a list of entries or
     names; `differences`; or `closest`/`successors` (the spec's nearest successors, each with
     its `differences`), of which the first (closest) one is used.
     """
-    detail = detail or {}
+    detail = _stored(window_detail)
     closest = _closest_successor(detail)
     raw = detail.get("diff") or detail.get("differences") or (closest or {}).get("differences")
     entries = []
@@ -108,7 +128,7 @@ def diff_entries(detail: dict) -> list[dict]:
     return entries
 
 
-def _closest_successor(detail: dict[str, Any]) -> dict[str, Any] | None:
+def _closest_successor(detail: Mapping[str, Any]) -> dict[str, Any] | None:
     for key in ("closest", "successors"):
         found = detail.get(key)
         if isinstance(found, list) and found and isinstance(found[0], dict):
@@ -117,7 +137,7 @@ def _closest_successor(detail: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
-def differing_variables(detail: dict) -> set[str]:
+def differing_variables(detail: WindowDetail | None) -> set[str]:
     """Schema variables where the spec and the trace disagree."""
     return {entry["variable"] for entry in diff_entries(detail)}
 
@@ -125,10 +145,10 @@ def differing_variables(detail: dict) -> set[str]:
 def window_rows(window: WindowResult) -> list[dict[str, Any]]:
     """One row per schema variable: pre, post (trace), what the spec allows, and if it differs."""
     # An accepted window has nothing the spec allows "instead": no diff is shown for it.
-    detail: dict[str, Any] = {} if window.verdict == "pass" else window.detail
+    detail: WindowDetail | None = {} if window.verdict == "pass" else window.detail
     entries = diff_entries(detail)
     differing = {entry["variable"] for entry in entries}
-    successor = (_closest_successor(detail or {}) or {}).get("successor") or {}
+    successor = (_closest_successor(_stored(detail)) or {}).get("successor") or {}
     variables = list(dict.fromkeys([*window.pre_state, *window.post_state]))
     rows = []
     for var in variables:
@@ -154,13 +174,13 @@ def window_rows(window: WindowResult) -> list[dict[str, Any]]:
     return rows
 
 
-def _entry_text(entry: dict) -> str:
+def _entry_text(entry: dict[str, Any]) -> str:
     key = entry.get("key")
     prefix = "" if not key else (key if str(key).startswith(("[", ".")) else f"[{key}]") + ": "
     return prefix + render_value(entry["spec"])
 
 
-def counterexample_table(states: list[Any]) -> dict[str, Any]:
+def counterexample_table(states: list[CounterexampleState] | None) -> dict[str, Any]:
     """A counterexample as columns (variables) x rows (states); changed cells are marked.
 
     States are the invariant phase's `{step, action, vars: {var: TLA+ text}}` (a lasso's last
@@ -168,9 +188,9 @@ def counterexample_table(states: list[Any]) -> dict[str, Any]:
     """
     rows: list[dict[str, Any]] = []
     columns: list[str] = []
-    previous: dict[str, Any] = {}
-    for index, state in enumerate(states or [], start=1):
-        state = state if isinstance(state, dict) else {}
+    previous: Mapping[str, Any] = {}
+    for index, stored in enumerate(states or [], start=1):
+        state = _stored(stored if isinstance(stored, dict) else None)
         structured = any(key in state for key in ("vars", "step", "action"))
         values = (state.get("vars") or {}) if structured else state
         label = str(state.get("action") or "") if structured else ""
@@ -194,7 +214,7 @@ def counterexample_table(states: list[Any]) -> dict[str, Any]:
     return {"columns": columns, "rows": rows}
 
 
-def _state_text(value: object) -> str:
+def _state_text(value: Any) -> str:
     # TLC prints counterexample values in TLA+ (`0 :> "idle" @@ ...`); windows are JSON-like, so
     # the page shows both in the windows' notation.
     return tlc_value_text(value)
@@ -204,7 +224,7 @@ def phase_note(result: PhaseResult | None) -> str:
     """Why a phase ended as it did (skipped, error, n/a), from its details; "" when it just ran."""
     if result is None:
         return ""
-    details = result.details or {}
+    details = _stored(result.details)  # every phase's details may say why
     error = details.get("error")
     if isinstance(error, dict):
         error = error.get("message")
@@ -222,8 +242,10 @@ def run_page(
 ) -> dict[str, Any]:
     """Everything the run page shows, read with a fixed number of queries."""
     results = {p.phase: p for p in run.phase_results.prefetch_related("action_results")}
-    syntax_details = results["syntax"].details if "syntax" in results else {}
-    errors = spec_errors(syntax_details or {})
+    syntax_details: SyntaxDetails | None = (
+        results["syntax"].details if "syntax" in results else None
+    )
+    errors = spec_errors(syntax_details)
     conformance = results.get("conformance")
     counts = verdict_counts(conformance)
     failing = failing_windows(conformance, counts, expand_action)
@@ -241,7 +263,7 @@ def run_page(
             }
             for phase in PHASES
         ],
-        "definitions": definitions(syntax_details or {}),
+        "definitions": definitions(syntax_details),
         "syntax_errors": errors,
         "runtime_actions": _action_rows(results.get("runtime")),
         "conformance_actions": scorecard_rows(conformance, counts, failing),
@@ -384,7 +406,8 @@ def invariant_rows(result: PhaseResult | None) -> list[dict[str, Any]]:
 
 def not_modelled_variables(result: PhaseResult | None) -> list[tuple[str, str]]:
     """Schema variables the adapter maps to an expression over no spec variable (P4 details)."""
-    found = ((result.details or {}).get("not_modelled") if result is not None else None) or {}
+    details: InvariantDetails | None = result.details if result is not None else None
+    found = _stored(details).get("not_modelled") or {}  # a list in older rows
     return sorted(found.items()) if isinstance(found, dict) else [(str(v), "") for v in found]
 
 
@@ -426,11 +449,12 @@ def tlc_config(run: Run) -> dict[str, Any] | None:
 
 def _conformance_notes(result: PhaseResult | None) -> dict[str, Any]:
     """The pooled pass rate and the auxiliary-state rule, shown beside the P3 score."""
-    details = (result.details or {}) if result is not None else {}
-    aux = details.get("auxiliary_state") or {}
+    details: ConformanceDetails | None = result.details if result is not None else None
+    stored = _stored(details)  # a P3 that ended in `error` or was skipped has other keys
+    aux = stored.get("auxiliary_state") or {}
     return {
-        "pooled_rate": details.get("pooled_rate"),
-        "distinct_cases": details.get("distinct_cases"),
+        "pooled_rate": stored.get("pooled_rate"),
+        "distinct_cases": stored.get("distinct_cases"),
         "auxiliary_state": aux_rule_sentence(aux),
     }
 
@@ -440,7 +464,9 @@ def _action_rows(phase_result: PhaseResult | None) -> list[dict[str, Any]]:
         return []
     rows = []
     for a in phase_result.action_results.all():
-        detail = a.detail or {}
+        stored: ActionDetail | None = a.detail
+        # One table for P2 and P3 rows (`RuntimeActionDetail`, `PerActionRow`): each has some.
+        detail = _stored(stored)
         rows.append(
             {
                 "action": a.action,
@@ -464,14 +490,15 @@ def _action_rows(phase_result: PhaseResult | None) -> list[dict[str, Any]]:
 RUNTIME_COUNTS = {"generated": "states generated", "distinct": "distinct states"}
 
 
-def _error_text(error: object) -> str:
+def _error_text(error: TlcError | str | None) -> str:
     if isinstance(error, dict):
         return str(error.get("message") or "")
     return str(error or "")
 
 
-def specificity_text(value: object) -> str:
-    """'3 of 40 negative windows wrongly accepted' from the conformance phase's detail."""
+def specificity_text(value: Specificity | Mapping[str, Any] | None) -> str:
+    """'3 of 40 negative windows wrongly accepted' from the conformance phase's detail (older
+    rows named the counts `negatives`/`total` and `accepted`)."""
     if not value:
         return ""
     if isinstance(value, dict):

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, TypedDict
 
 from django.db.models import QuerySet
 from django.urls import reverse
 
+from evaluation.details import ActionDetail, CounterexampleState, PhaseDetails, WindowDetail
 from evaluation.pipeline import PHASES
+from evaluation.windows.window import State
 from leaderboard.models import PhaseResult, Run
 from leaderboard.web.rounding import figure
 
@@ -91,7 +93,51 @@ def run_as_dict(run: Run) -> dict[str, Any]:
     }
 
 
-def _phase_dict(p: PhaseResult) -> dict[str, Any]:
+class ExportedAction(TypedDict):
+    action: str
+    passed: int
+    total: int
+    detail: ActionDetail
+
+
+class ExportedWindow(TypedDict):
+    id: int
+    action: str
+    trace_id: str
+    window_id: str
+    actor: str
+    verdict: str
+    reason: str
+    pre_state: State
+    post_state: State
+    input: Any
+    detail: WindowDetail
+
+
+class ExportedInvariant(TypedDict):
+    name: str
+    kind: str
+    verdict: str
+    reason: str
+    counterexample: list[CounterexampleState]
+
+
+class ExportedPhase(TypedDict):
+    """One phase of `run_as_dict`: the stored JSON as the scorer wrote it
+    (evaluation/details.py), beside the published and unrounded scores."""
+
+    phase: str
+    status: str
+    score: float | None
+    score_unrounded: float | None
+    duration_seconds: float | None
+    details: PhaseDetails
+    actions: list[ExportedAction]
+    windows: list[ExportedWindow]
+    invariants: list[ExportedInvariant]
+
+
+def _phase_dict(p: PhaseResult) -> ExportedPhase:
     return {
         "phase": p.phase,
         "status": p.status,

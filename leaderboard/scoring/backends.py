@@ -12,13 +12,13 @@ Both call `on_phase(outcome)` as each phase finishes and return the same `ScoreR
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from django.conf import settings
 
 from evaluation.backends import container
 from evaluation.inputs.contracts import Adapter, Contract
 from evaluation.pipeline import PhaseOutcome, ScoreReport, score_spec
+from evaluation.windows.window import Window
 from leaderboard.models import Run
 
 # The docker backend could not score the run (engine down, image missing, deadline, memory);
@@ -41,7 +41,7 @@ def score_run(
     run: Run,
     contract: Contract,
     adapter: Adapter,
-    windows: list[dict[str, Any]],
+    windows: list[Window],
     on_phase: Callable[[PhaseOutcome], None],
 ) -> ScoreReport:
     if settings.SCORER_BACKEND == "docker":

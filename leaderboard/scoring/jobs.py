@@ -21,7 +21,7 @@ import os
 import socket
 from collections.abc import Iterable, Iterator
 from datetime import timedelta
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from django.conf import settings
 from django.db import models, transaction
@@ -39,6 +39,7 @@ from evaluation.inputs.contracts import (
     parse_adapter,
 )
 from evaluation.pipeline import PhaseCrashed, PhaseOutcome
+from evaluation.windows.window import Window
 from leaderboard.models import (
     ActionResult,
     AttemptLost,
@@ -147,7 +148,7 @@ def _worker_label() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def _load_inputs(run: Run) -> tuple[Contract, Adapter, list[dict[str, Any]]]:
+def _load_inputs(run: Run) -> tuple[Contract, Adapter, list[Window]]:
     try:
         contract = load_contract(run.task.slug, settings.TASKS_DATA_DIR)
     except ContractError as exc:
@@ -159,7 +160,7 @@ def _load_inputs(run: Run) -> tuple[Contract, Adapter, list[dict[str, Any]]]:
     return contract, adapter, _windows(run, contract)
 
 
-def _windows(run: Run, contract: Contract) -> list[dict[str, Any]]:
+def _windows(run: Run, contract: Contract) -> list[Window]:
     """The canonical windows of the task's newest trace corpus (none for a task without traces)."""
     if not contract.has_traces:
         return []

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 from django.db import transaction
 from django.utils import timezone
@@ -22,6 +23,7 @@ from evaluation.windows import (
     trace_base,
     trace_files,
 )
+from evaluation.windows.window import Window
 from leaderboard.models import Task, TraceCorpus, TraceWindow
 
 NO_TRACE_DATA = "no trace data"
@@ -141,7 +143,7 @@ def _make_current(task: Task, corpus: TraceCorpus) -> None:
         corpus.save(update_fields=["imported_at"])
 
 
-def _window_row(corpus: TraceCorpus, window: dict) -> TraceWindow:
+def _window_row(corpus: TraceCorpus, window: Window) -> TraceWindow:
     return TraceWindow(
         corpus=corpus,
         window_id=window["window_id"],
@@ -190,8 +192,12 @@ WINDOW_FIELDS = (
 )
 
 
-def canonical_windows(corpus: TraceCorpus) -> list[dict]:
+def canonical_windows(corpus: TraceCorpus) -> list[Window]:
     """The corpus's windows as the cutters produced them, in import order; what the scorer
     scores against, and what `export_windows` writes for a scorer container."""
     rows = TraceWindow.objects.filter(corpus=corpus).order_by("id").values(*WINDOW_FIELDS)
-    return [{k: v for k, v in row.items() if not (k == "input" and v is None)} for row in rows]
+    # The columns are the window's keys (WINDOW_FIELDS); a window without input has none.
+    return [
+        cast(Window, {k: v for k, v in row.items() if not (k == "input" and v is None)})
+        for row in rows
+    ]

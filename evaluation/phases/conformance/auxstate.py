@@ -23,16 +23,26 @@ Each window reports how many candidate pre-states the rule gave it (`pre_state_c
 
 from __future__ import annotations
 
+from typing import Any
+
+from evaluation.inputs.contracts import Contract
 from evaluation.phases.conformance import generator as gen
 from evaluation.phases.conformance.cases import Case, is_full
 from evaluation.phases.conformance.diagnose import read_tagged, same
 from evaluation.phases.conformance.runner import Budget, SetupError, run_module
 from evaluation.phases.conformance.spectext import defines
-from evaluation.tla.tlcvalue import ModelValue, TlaSet, to_json_like
+from evaluation.tla.tlcvalue import ModelValue, TlaSet, TlcValue, to_json_like
 from evaluation.tla.values import to_tla
+from evaluation.windows.window import State
+
+# One explored state: the spec variables' values (as TLC printed them) and its projection on
+# the schema variables (JSON-like, as windows give them).
+Explored = tuple[tuple[TlcValue, ...], State]
 
 
-def choose(plan: gen.Plan, spec_text: str, cases: list[Case], contract, budget: Budget):
+def choose(
+    plan: gen.Plan, spec_text: str, cases: list[Case], contract: Contract, budget: Budget
+) -> tuple[gen.AuxRule, str]:
     """(AuxRule, description) for this spec and these cases."""
     if all(set(gen.pinned_vars(plan, c)) >= set(plan.spec_variables) for c in cases):
         return gen.AuxRule("pinned"), "every spec variable is pinned by the window (rule 1)"
@@ -41,12 +51,20 @@ def choose(plan: gen.Plan, spec_text: str, cases: list[Case], contract, budget: 
     return explored(plan, spec_text, cases, contract, budget, "the spec defines no TypeOK")
 
 
-def explored(plan: gen.Plan, spec_text: str, cases: list[Case], contract, budget: Budget, why: str):
+def explored(
+    plan: gen.Plan,
+    spec_text: str,
+    cases: list[Case],
+    contract: Contract,
+    budget: Budget,
+    why: str,
+) -> tuple[gen.AuxRule, str]:
     """Rule 3 for these cases; `why` says why rules 1 and 2 did not apply."""
     depth = int(contract.budget("conformance", "depth"))
     cap = int(contract.budget("conformance", "max_states"))
     states = explore(plan, spec_text, depth, cap, budget)
-    per_case, fallback, unmatched = [], 0, []
+    per_case: list[list[int]] = []
+    fallback, unmatched = 0, []
     for ci, case in enumerate(cases):
         # 1-based: they index a TLA+ tuple.
         matching = [i for i, (_, p) in enumerate(states, 1) if _agrees(p, case.pre, plan)]
@@ -69,7 +87,7 @@ def explored(plan: gen.Plan, spec_text: str, cases: list[Case], contract, budget
     return rule, text
 
 
-def explore(plan: gen.Plan, spec_text: str, depth: int, cap: int, budget: Budget):
+def explore(plan: gen.Plan, spec_text: str, depth: int, cap: int, budget: Budget) -> list[Explored]:
     """Distinct (spec-variable values, schema projection) of the states within `depth` steps."""
     m = gen.n(plan, "n")
     steps = ", ".join(str(k) for k in range(2, depth + 2))
@@ -93,7 +111,7 @@ def explore(plan: gen.Plan, spec_text: str, depth: int, cap: int, budget: Budget
     run = run_module(plan, spec_text, module + "\n", budget)
     if run.status not in ("ok",):
         raise SetupError(f"exploring the spec for auxiliary state failed: {run.note}", run.messages)
-    out: list[tuple] = []
+    out: list[Explored] = []
     for item in read_tagged(run.output, plan.nonce, "r"):
         values, proj = item[1], to_json_like(item[2])
         state = dict(zip(plan.observed, proj, strict=True))
@@ -104,7 +122,7 @@ def explore(plan: gen.Plan, spec_text: str, depth: int, cap: int, budget: Budget
     return out
 
 
-def _agrees(projection: dict, pre: dict, plan: gen.Plan) -> bool:
+def _agrees(projection: State, pre: State, plan: gen.Plan) -> bool:
     """Whether an explored state fits a pre-state, ignoring the partly given identity-mapped
     function variables (their given keys replace the candidate's, see generator._merged)."""
     for var, want in pre.items():
@@ -124,11 +142,11 @@ def _agrees(projection: dict, pre: dict, plan: gen.Plan) -> bool:
     return True
 
 
-def _tuple_text(values: tuple) -> str:
+def _tuple_text(values: tuple[TlcValue, ...]) -> str:
     return "<<" + ", ".join(tla_text(v) for v in values) + ">>"
 
 
-def tla_text(value) -> str:
+def tla_text(value: Any) -> str:
     """TLA+ text for a value read back from TLC output."""
     if isinstance(value, ModelValue):
         return value.name

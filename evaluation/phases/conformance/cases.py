@@ -9,10 +9,14 @@ a window that fails validation gets an error verdict with the reason and never r
 from __future__ import annotations
 
 import json
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
+from evaluation.inputs.contracts import Contract
 from evaluation.phases.conformance.vocab import FuncSet, RecordSet, Vocab, _same
 from evaluation.tla.values import ValueEncodingError, to_tla
+from evaluation.windows.window import SIDES, State, Window
 
 NEGATIVES_PER_FAMILY = 6
 # Specificity is a diagnostic: its checks may not outgrow the real ones by much.
@@ -25,25 +29,25 @@ class Case:
     key: str
     action: str
     actor: str
-    input: dict | None
-    pre: dict
-    post: dict
+    input: Any  # the window's message (JSON), None when it has none
+    pre: State
+    post: State
     kind: str = "real"  # "real" | "neg-post" | "neg-pre"
     windows: list[int] = field(default_factory=list)  # indexes of the windows it stands for
 
 
-def case_key(action, actor, msg, pre, post) -> str:
+def case_key(action: str, actor: str, msg: Any, pre: State, post: State) -> str:
     return json.dumps([action, actor, msg, pre, post], sort_keys=True, separators=(",", ":"))
 
 
-def validate_window(window: dict, contract, vocab: dict[str, Vocab]) -> str:
+def validate_window(window: Window, contract: Contract, vocab: dict[str, Vocab]) -> str:
     """'' if the window can be checked, else the reason for its error verdict."""
     action = window.get("action")
     if action not in contract.actions:
         return f"action {action!r} is not a target action of the contract"
     if not isinstance(window.get("actor"), str):
         return "actor is not a string"
-    for side in ("pre_state", "post_state"):
+    for side in SIDES:
         state = window.get(side)
         if not isinstance(state, dict):
             return f"{side} is not an object"
@@ -65,7 +69,7 @@ def validate_window(window: dict, contract, vocab: dict[str, Vocab]) -> str:
     return ""
 
 
-def is_full(value, vocab: Vocab) -> bool:
+def is_full(value: Any, vocab: Vocab) -> bool:
     """Whether a window value gives the whole variable, or only some keys of a function."""
     if not isinstance(value, dict):
         return True
@@ -77,7 +81,7 @@ def is_full(value, vocab: Vocab) -> bool:
     return False
 
 
-def build_cases(windows: list[dict], valid: list[bool]) -> list[Case]:
+def build_cases(windows: list[Window], valid: list[bool]) -> list[Case]:
     cases: dict[str, Case] = {}
     for index, (window, ok) in enumerate(zip(windows, valid, strict=True)):
         if not ok:
@@ -103,7 +107,7 @@ def build_cases(windows: list[dict], valid: list[bool]) -> list[Case]:
 # ----------------------------------------------------------------------------- specificity
 
 
-def _alternatives(value, vocab: Vocab) -> list[tuple[str | None, object]]:
+def _alternatives(value: Any, vocab: Vocab) -> list[tuple[str | None, object]]:
     """(key, other value) pairs: the whole value swapped, or one key of a function swapped."""
     if isinstance(value, dict) and isinstance(vocab, FuncSet):
         options = vocab.codomain.finite() or []
@@ -114,7 +118,12 @@ def _alternatives(value, vocab: Vocab) -> list[tuple[str | None, object]]:
     return [(None, alt) for alt in options if not _same(alt, value)]
 
 
-def _variants(state: dict, vocab: dict[str, Vocab], actor: str | None = None, skip=frozenset()):
+def _variants(
+    state: State,
+    vocab: dict[str, Vocab],
+    actor: str | None = None,
+    skip: Collection[str] = frozenset(),
+) -> Iterator[State]:
     """One-change variants; with `actor`, function variables change only at the actor's key
     (what an action of that actor plausibly writes). Variables in `skip` (compared through a
     contract view, which may fold the change away) are left as they are."""
@@ -130,11 +139,11 @@ def _variants(state: dict, vocab: dict[str, Vocab], actor: str | None = None, sk
             yield changed
 
 
-def _canon(state: dict) -> str:
+def _canon(state: object) -> str:
     return json.dumps(state, sort_keys=True)
 
 
-def _distance(a: dict, b: dict) -> int:
+def _distance(a: State, b: State) -> int:
     """How many variables (or keys of function variables) differ between two states."""
     total = 0
     for var in set(a) | set(b):
@@ -146,11 +155,13 @@ def _distance(a: dict, b: dict) -> int:
     return total
 
 
-def _same_json(a, b) -> bool:
+def _same_json(a: object, b: object) -> bool:
     return _canon(a) == _canon(b)
 
 
-def negative_cases(real: list[Case], vocab: dict[str, Vocab], viewed=frozenset()) -> list[Case]:
+def negative_cases(
+    real: list[Case], vocab: dict[str, Vocab], viewed: Collection[str] = frozenset()
+) -> list[Case]:
     """Negative checks derived from the real cases, in a deterministic order.
 
     neg-post: the same pre-state and actor, the real post-state with one schema variable (or one
@@ -166,7 +177,7 @@ def negative_cases(real: list[Case], vocab: dict[str, Vocab], viewed=frozenset()
     stays near max(NEGATIVES_TOTAL, NEGATIVES_PER_REAL x real cases)); duplicates are checked once.
     """
     observed_posts: dict[str, set[str]] = {}
-    states: dict[str, dict] = {}
+    states: dict[str, State] = {}
     for case in real:
         observed_posts.setdefault(_canon([case.action, case.actor, case.pre]), set()).add(
             _canon(case.post)
@@ -177,7 +188,7 @@ def negative_cases(real: list[Case], vocab: dict[str, Vocab], viewed=frozenset()
     total = max(NEGATIVES_TOTAL, NEGATIVES_PER_REAL * len(real))
     cap = max(1, min(NEGATIVES_PER_FAMILY, total // max(1, 2 * len(real))))
 
-    def add(case: Case, kind: str, pre: dict, post: dict) -> bool:
+    def add(case: Case, kind: str, pre: State, post: State) -> bool:
         key = case_key(case.action, case.actor, case.input, pre, post)
         if key in out:
             return False

@@ -14,12 +14,24 @@ from __future__ import annotations
 import secrets
 import time
 
+from evaluation.details import (
+    ConformanceDetails,
+    Difference,
+    ErrorDetails,
+    FailingWindow,
+    FamilyCount,
+    PerActionRow,
+    Specificity,
+    Successor,
+    WindowDetail,
+)
 from evaluation.inputs import adapter_text
 from evaluation.inputs.adapter_check import spec_problems
-from evaluation.inputs.contracts import Adapter
+from evaluation.inputs.contracts import Adapter, Contract
 from evaluation.phases.conformance import auxstate, diagnose
 from evaluation.phases.conformance import generator as gen
 from evaluation.phases.conformance.cases import (
+    Case,
     build_cases,
     is_full,
     negative_cases,
@@ -29,6 +41,7 @@ from evaluation.phases.conformance.runner import (
     TLC_ARGS,
     AuxRuleError,
     Budget,
+    CaseResult,
     SetupError,
     check_cases,
 )
@@ -38,24 +51,39 @@ from evaluation.phases.conformance.spectext import (
     spec_variables,
     substitute,
 )
-from evaluation.phases.conformance.vocab import schema_vocab
-from evaluation.results import ActionOutcome, PhaseOutcome, WindowOutcome
+from evaluation.phases.conformance.vocab import Vocab, schema_vocab
+from evaluation.results import ActionOutcome, PhaseOutcome, WindowOutcome, WindowVerdict
 from evaluation.tla import assumptions
+from evaluation.tla.parsed import ParsedSpec, spec_of
+from evaluation.windows.window import SIDES, State, Window
 
 
-def check_conformance(spec_text: str, contract, windows: list[dict], adapter=None) -> PhaseOutcome:
+def check_conformance(
+    spec: str | ParsedSpec,
+    contract: Contract,
+    windows: list[Window],
+    adapter: Adapter | None = None,
+) -> PhaseOutcome:
     start = time.monotonic()
     adapter = adapter or Adapter.identity_for(contract)
-    outcome = _check(spec_text, contract, windows, adapter, start)
+    outcome = _check(spec_of(spec), contract, windows, adapter, start)
     outcome.duration_seconds = round(time.monotonic() - start, 3)
     return outcome
 
 
-def _phase_error(reason: str, **details) -> PhaseOutcome:
-    return PhaseOutcome("conformance", "error", None, details={"error": reason, **details})
+def _phase_error(reason: str) -> PhaseOutcome:
+    details: ErrorDetails = {"error": reason}
+    return PhaseOutcome("conformance", "error", None, details=details)
 
 
-def _check(spec_text, contract, windows, adapter, start) -> PhaseOutcome:
+def _check(
+    spec: ParsedSpec,
+    contract: Contract,
+    windows: list[Window],
+    adapter: Adapter,
+    start: float,
+) -> PhaseOutcome:
+    spec_text = spec.text
     if not windows:
         # A task with traces is never n/a here: that would hand P3's weight to the other phases
         # (the pipeline records n/a only for tasks without trace data).
@@ -66,7 +94,7 @@ def _check(spec_text, contract, windows, adapter, start) -> PhaseOutcome:
     missing = [a for a in contract.actions if a not in adapter.actions]
     if missing:
         return _phase_error(f"the adapter has no expression for target action(s) {missing}")
-    refused = spec_problems(adapter, spec_text)
+    refused = spec_problems(adapter, spec)
     if refused:
         return _phase_error("the adapter is refused: " + "; ".join(refused))
     vocab = schema_vocab(contract)
@@ -133,7 +161,7 @@ def _check(spec_text, contract, windows, adapter, start) -> PhaseOutcome:
     )
     action_outcomes, score, per_action = _actions(contract, window_outcomes, negatives, neg)
     passed = sum(1 for w in window_outcomes if w.verdict == "pass")
-    details = {
+    details: ConformanceDetails = {
         "rule": "zero tolerance: an action scores 1 only if every one of its windows passes",
         "per_action": per_action,
         "pooled_rate": round(passed / len(window_outcomes), 6),
@@ -142,18 +170,7 @@ def _check(spec_text, contract, windows, adapter, start) -> PhaseOutcome:
         "distinct_cases": len(cases),
         "negative_cases": len(negatives),
         "auxiliary_state": {"rule": aux.kind, "description": aux_text},
-        "failing_windows": [
-            {
-                "window_id": w.window_id,
-                "action": w.action,
-                "verdict": w.verdict,
-                "reason": w.reason,
-                "closest": w.detail.get("closest", []),
-                **({"hint": w.detail["hint"]} if "hint" in w.detail else {}),
-            }
-            for w in window_outcomes
-            if w.verdict != "pass"
-        ],
+        "failing_windows": [_failing(w) for w in window_outcomes if w.verdict != "pass"],
         "tlc_runs": budget.runs,
         "tlc_flags": list(TLC_ARGS),
     }
@@ -166,20 +183,33 @@ def _check(spec_text, contract, windows, adapter, start) -> PhaseOutcome:
     return PhaseOutcome("conformance", "ran", score, details, action_outcomes, window_outcomes)
 
 
-def _spec_pinned(contract, adapter) -> dict[str, str]:
+def _failing(window: WindowOutcome) -> FailingWindow:
+    row: FailingWindow = {
+        "window_id": window.window_id,
+        "action": window.action,
+        "verdict": window.verdict,
+        "reason": window.reason,
+        "closest": window.detail.get("closest", []),
+    }
+    if "hint" in window.detail:
+        row["hint"] = window.detail["hint"]
+    return row
+
+
+def _spec_pinned(contract: Contract, adapter: Adapter) -> dict[str, str]:
     # `ToSpec` is substituted by the generator like in any adapter expression.
     return {k: adapter_text.spec_value(v, adapter, "ToSpec") for k, v in contract.constants.items()}
 
 
-def _constrained(contract, windows) -> list[str]:
+def _constrained(contract: Contract, windows: list[Window]) -> list[str]:
     """Schema variables a window may constrain: the observed ones and any a window mentions.
     Unobserved ones (spin's callType) stay out of the projection, so a spec exposing them
     under other names needs no adapter entry for them here."""
-    named = {v for w in windows for side in ("pre_state", "post_state") for v in w.get(side) or {}}
+    named = {v for w in windows for side in SIDES for v in w.get(side) or {}}
     return [v for v, var in contract.schema.items() if var.observed or v in named]
 
 
-def _views(contract, observed: list[str]) -> dict[str, str]:
+def _views(contract: Contract, observed: list[str]) -> dict[str, str]:
     """The contract's views of the observed variables, its pinned constants written in."""
     constants = {k: f"({v})" for k, v in contract.constants.items()}
     return {
@@ -189,9 +219,11 @@ def _views(contract, observed: list[str]) -> dict[str, str]:
     }
 
 
-def _view_problem(window: dict, views: dict[str, str], observed: list[str], vocab) -> str:
+def _view_problem(
+    window: Window, views: dict[str, str], observed: list[str], vocab: dict[str, Vocab]
+) -> str:
     """'' unless a viewed variable is given without all the variables its view reads."""
-    for side in ("pre_state", "post_state"):
+    for side in SIDES:
         state = window.get(side) or {}
         for var in sorted(views):
             if var not in state:
@@ -205,13 +237,21 @@ def _view_problem(window: dict, views: dict[str, str], observed: list[str], voca
     return ""
 
 
-def _explain(problem: str, adapter, actions: list[str]) -> str:
+def _explain(problem: str, adapter: Adapter, actions: list[str]) -> str:
     hints = [a for a in actions if adapter.actions[a].split("(")[0].strip() in problem]
     prefix = f"adapter action(s) {hints} do not resolve in the spec: " if hints else ""
     return prefix + "the conformance wrapper could not be checked: " + problem
 
 
-def _diagnose(plan, spec_text, cases, failing, actions, aux, budget) -> tuple[dict, dict]:
+def _diagnose(
+    plan: gen.Plan,
+    spec_text: str,
+    cases: list[Case],
+    failing: list[int],
+    actions: list[str],
+    aux: gen.AuxRule,
+    budget: Budget,
+) -> tuple[dict[int, list[Successor]], dict[int, list[Difference]]]:
     """Failing case index -> its closest successors, and -> where the mappings of a pre-state
     built entirely from the window disagree with it."""
     if not failing:
@@ -221,8 +261,8 @@ def _diagnose(plan, spec_text, cases, failing, actions, aux, budget) -> tuple[di
         sub = gen.AuxRule(
             aux.kind, aux.variables, aux.candidates, [aux.per_case[i] for i in failing]
         )
-    viewed: dict[int, dict] = {}
-    pre: dict[int, list[dict]] = {}
+    viewed: dict[int, State] = {}
+    pre: dict[int, list[Difference]] = {}
     chosen = [cases[i] for i in failing]
     found = diagnose.successors(plan, spec_text, chosen, actions, sub, budget, viewed, pre)
     if found is None:
@@ -234,7 +274,9 @@ def _diagnose(plan, spec_text, cases, failing, actions, aux, budget) -> tuple[di
     return closest, {i: pre[k] for k, i in enumerate(failing) if pre.get(k)}
 
 
-def _undecidable(plan, cases, results, aux) -> dict[int, str]:
+def _undecidable(
+    plan: gen.Plan, cases: list[Case], results: list[CaseResult], aux: gen.AuxRule
+) -> dict[int, str]:
     """Failing case index -> the spec variables whose pre-state values no rule could build:
     none satisfied TypeOK with the window (0 candidates), or the explored rule found no state
     agreeing with the window and fell back to unrelated ones. A failure there says nothing
@@ -251,7 +293,13 @@ def _undecidable(plan, cases, results, aux) -> dict[int, str]:
 
 
 def _windows(
-    windows, reasons, cases, results, closest, undecidable, pre_diffs=None
+    windows: list[Window],
+    reasons: list[str],
+    cases: list[Case],
+    results: list[CaseResult],
+    closest: dict[int, list[Successor]],
+    undecidable: dict[int, str],
+    pre_diffs: dict[int, list[Difference]] | None = None,
 ) -> list[WindowOutcome]:
     by_window: dict[int, int] = {}
     for ci, case in enumerate(cases):
@@ -259,7 +307,8 @@ def _windows(
             by_window[wi] = ci
     out = []
     for wi, window in enumerate(windows):
-        detail: dict = {}
+        detail: WindowDetail = {}
+        verdict: WindowVerdict
         if reasons[wi]:
             verdict, reason = "error", f"window value check: {reasons[wi]}"
         else:
@@ -280,9 +329,10 @@ def _windows(
             elif r.verdict == "fail":
                 detail["closest"] = closest.get(ci, [])
                 reason = _fail_reason(r.freedom, detail["closest"], bool(cases[ci].pre))
-                if r.freedom == 0 and (pre_diffs or {}).get(ci):
-                    detail["pre_differences"] = pre_diffs[ci]
-                    reason += "; the mappings show " + _diff_text(pre_diffs[ci])
+                shown = (pre_diffs or {}).get(ci)
+                if r.freedom == 0 and shown:
+                    detail["pre_differences"] = shown
+                    reason += "; the mappings show " + _diff_text(shown)
         out.append(
             WindowOutcome(
                 action=str(window.get("action")),
@@ -300,7 +350,7 @@ def _windows(
     return out
 
 
-def _fail_reason(freedom, closest, has_pre: bool = True) -> str:
+def _fail_reason(freedom: int | None, closest: list[Successor], has_pre: bool = True) -> str:
     if freedom == 0:
         return (
             "no pre-state of the spec matches the window's pre-state (every spec variable was "
@@ -316,7 +366,7 @@ def _fail_reason(freedom, closest, has_pre: bool = True) -> str:
     )
 
 
-def _diff_text(diff: list[dict]) -> str:
+def _diff_text(diff: list[Difference]) -> str:
     return "; ".join(
         f"{d['variable']}"
         + (f"[{d['key']}]" if "key" in d else "")
@@ -325,13 +375,19 @@ def _diff_text(diff: list[dict]) -> str:
     )
 
 
-def _actions(contract, window_outcomes, negatives, neg_results):
-    per_action, outcomes, finals = {}, [], []
+def _actions(
+    contract: Contract,
+    window_outcomes: list[WindowOutcome],
+    negatives: list[Case],
+    neg_results: list[CaseResult],
+) -> tuple[list[ActionOutcome], float | None, dict[str, PerActionRow]]:
+    per_action: dict[str, PerActionRow] = {}
+    outcomes, finals = [], []
     for action in contract.actions:
         mine = [w for w in window_outcomes if w.action == action]
         passed = sum(1 for w in mine if w.verdict == "pass")
         spec = _specificity(action, negatives, neg_results)
-        row = {
+        row: PerActionRow = {
             "passed": passed,
             "total": len(mine),
             # Undecided windows count as not passed (a spec cannot gain by making windows
@@ -340,23 +396,25 @@ def _actions(contract, window_outcomes, negatives, neg_results):
             "undecided": sum(1 for w in mine if w.verdict == "undecided"),
             "errors": sum(1 for w in mine if w.verdict == "error"),
             "specificity": spec,
+            "zero_tolerance": None,
+            "pass_rate": None,
         }
         if mine:
             final = 1 if passed == len(mine) else 0
             finals.append(final)
-            row.update(zero_tolerance=final, pass_rate=round(passed / len(mine), 6))
+            row["zero_tolerance"], row["pass_rate"] = final, round(passed / len(mine), 6)
         else:
-            row.update(zero_tolerance=None, pass_rate=None, note="no windows: not scored")
+            row["note"] = "no windows: not scored"
         per_action[action] = row
-        outcomes.append(ActionOutcome(action, passed, len(mine), dict(row)))
+        outcomes.append(ActionOutcome(action, passed, len(mine), row.copy()))
     score = round(sum(finals) / len(finals), 6) if finals else None
     return outcomes, score, per_action
 
 
-def _specificity(action, negatives, results) -> dict:
+def _specificity(action: str, negatives: list[Case], results: list[CaseResult]) -> Specificity:
     mine = [(c, r) for c, r in zip(negatives, results, strict=True) if c.action == action]
     accepted = [(c, r) for c, r in mine if r.verdict == "pass"]
-    families = {}
+    families: dict[str, FamilyCount] = {}
     for kind in ("neg-post", "neg-step"):
         of_kind = [r for c, r in mine if c.kind == kind]
         families[kind] = {

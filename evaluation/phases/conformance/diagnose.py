@@ -10,28 +10,31 @@ are kept with their differences.
 from __future__ import annotations
 
 import re
+from typing import Any
 
+from evaluation.details import Difference, Successor
 from evaluation.phases.conformance import generator as gen
 from evaluation.phases.conformance.cases import Case
 from evaluation.phases.conformance.runner import Budget, run_module
 from evaluation.tla.tlcvalue import TlcValueError, _Parser, to_json_like
+from evaluation.windows.window import State
 
 MAX_SUCCESSORS = 3
 
 
-def same(a, b) -> bool:
+def same(a: Any, b: Any) -> bool:
     if type(a) is not type(b):
         return False
     if isinstance(a, dict):
         return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
     if isinstance(a, list):
         return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
-    return a == b
+    return bool(a == b)
 
 
-def differences(actual: dict, expected: dict) -> list[dict]:
+def differences(actual: State, expected: State) -> list[Difference]:
     """Variables (or keys of function variables) where `actual` disagrees with `expected`."""
-    out = []
+    out: list[Difference] = []
     for var in sorted(expected):
         want, got = expected[var], actual.get(var)
         if isinstance(want, dict) and isinstance(got, dict):
@@ -50,7 +53,7 @@ def differences(actual: dict, expected: dict) -> list[dict]:
     return out
 
 
-def _show(value):
+def _show(value: Any) -> Any:
     """JSON-friendly; a model value is shown as a marker that never equals a string."""
     if isinstance(value, dict):
         return {k if isinstance(k, str) else repr(k): _show(v) for k, v in value.items()}
@@ -61,16 +64,19 @@ def _show(value):
     return {"tla": repr(value)}
 
 
-def read_tagged(output: str, nonce: str, tag: str) -> list[tuple]:
-    """Every `<<"<nonce><tag>", ...>>` tuple printed, parsed (values may span lines)."""
-    found = []
+def read_tagged(output: str, nonce: str, tag: str) -> list[tuple[Any, ...]]:
+    """Every `<<"<nonce><tag>", ...>>` tuple printed, parsed (values may span lines). The
+    wrapper printed them, so the caller knows the shape of their elements."""
+    found: list[tuple[Any, ...]] = []
     for m in re.finditer(rf'<<\s*"{nonce}{tag}"', output):
         parser = _Parser(output)
         parser.pos = m.start()
         try:
-            found.append(parser.value())
+            value = parser.value()
         except TlcValueError:
             continue
+        if isinstance(value, tuple):  # always: the text read starts with `<<`
+            found.append(value)
     return found
 
 
@@ -78,12 +84,12 @@ def successors(
     plan: gen.Plan,
     spec_text: str,
     cases: list[Case],
-    actions,
-    aux,
+    actions: list[str],
+    aux: gen.AuxRule,
     budget: Budget,
-    viewed_posts: dict[int, dict] | None = None,
-    pre_differences: dict[int, list[dict]] | None = None,
-) -> dict[int, list[dict]] | None:
+    viewed_posts: dict[int, State] | None = None,
+    pre_differences: dict[int, list[Difference]] | None = None,
+) -> dict[int, list[State]] | None:
     """Projected successors per case index (None when the run could not be read), seen
     through the contract's views; `viewed_posts` gets each case's post-state values of the
     viewed variables through the same views, to diff against; `pre_differences` where the
@@ -94,7 +100,7 @@ def successors(
     run = run_module(plan, spec_text, module, budget)
     if run.status != "ok":
         return None
-    out: dict[int, list[dict]] = {k: [] for k in range(len(cases))}
+    out: dict[int, list[State]] = {k: [] for k in range(len(cases))}
     for item in read_tagged(run.output, plan.nonce, "s"):
         k, values = item[1], to_json_like(item[2])
         state = dict(zip(plan.observed, values, strict=True))
@@ -112,14 +118,14 @@ def successors(
     return out
 
 
-def _named(plan: gen.Plan, state: dict, values) -> dict:
+def _named(plan: gen.Plan, state: State, values: Any) -> State:
     names = [v for v in sorted(plan.views) if v in state]
     return dict(zip(names, to_json_like(values), strict=True))
 
 
-def closest(found: list[dict], post: dict) -> list[dict]:
+def closest(found: list[State], post: State) -> list[Successor]:
     """The distinct successors (seen on the window's variables) nearest to its post-state."""
-    seen: list[dict] = []
+    seen: list[State] = []
     for state in found:
         shown = {v: _show(state.get(v)) for v in post}
         if not any(same(shown, s) for s in seen):

@@ -19,13 +19,18 @@ neither see `_w` nor know the nonce, so it cannot forge a pass.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 from evaluation.inputs import adapter_text
 from evaluation.inputs.adapter_check import VALUE_HELPERS
+from evaluation.inputs.contracts import Adapter
 from evaluation.phases.conformance.cases import Case, is_full
 from evaluation.phases.conformance.spectext import substitute
 from evaluation.phases.conformance.vocab import Vocab
 from evaluation.tla.values import to_tla
+from evaluation.windows.window import State
+
+AuxKind = Literal["pinned", "typeok", "explored"]
 
 
 @dataclass
@@ -35,10 +40,10 @@ class AuxRule:
     kind "typeok": conjoin the spec's TypeOK (TLC enumerates its `x \\in S` conjuncts).
     kind "explored": `candidates[i]` is the tuple text of one explored state over `variables`,
     and `per_case[k]` the candidate indexes for case k (already filtered by its pre-state).
-    kind "none": every spec variable is pinned by every case.
+    kind "pinned": every spec variable is pinned by every case.
     """
 
-    kind: str
+    kind: AuxKind
     variables: list[str] = field(default_factory=list)
     candidates: list[str] = field(default_factory=list)
     per_case: list[list[int]] = field(default_factory=list)
@@ -49,7 +54,7 @@ class AuxRule:
 class Plan:
     spec_module: str
     nonce: str
-    adapter: object
+    adapter: Adapter
     observed: list[str]  # schema variables windows may constrain, in projection order
     vocab: dict[str, Vocab]
     spec_variables: list[str]
@@ -137,7 +142,7 @@ def prelude(plan: Plan) -> list[str]:
     return lines
 
 
-def _constraints(plan: Plan, state: dict, skip: set[str]) -> str:
+def _constraints(plan: Plan, state: State, skip: set[str]) -> str:
     items = []
     for var in sorted(state):
         if var in skip:
@@ -154,7 +159,7 @@ def _constraints(plan: Plan, state: dict, skip: set[str]) -> str:
     return "<<" + ", ".join(items) + ">>"
 
 
-def _viewed(plan: Plan, state: dict) -> str:
+def _viewed(plan: Plan, state: State) -> str:
     """A window state's values of the viewed variables, through their views (sorted)."""
     viewed = [v for v in sorted(plan.views) if v in state]
     values = [plan.viewed(v, {r: to_tla(state[r]) for r in plan.view_reads(v)}) for v in viewed]
@@ -250,8 +255,8 @@ def _check_all(plan: Plan, table: str, primed: bool) -> str:
     )
 
 
-def _groups(plan: Plan, cases: list[Case]) -> dict[tuple, list[int]]:
-    groups: dict[tuple, list[int]] = {}
+def _groups(plan: Plan, cases: list[Case]) -> dict[tuple[str, ...], list[int]]:
+    groups: dict[tuple[str, ...], list[int]] = {}
     for k, case in enumerate(cases, start=1):
         groups.setdefault(tuple(pinned_vars(plan, case)), []).append(k)
     return dict(sorted(groups.items()))

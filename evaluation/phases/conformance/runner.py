@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from evaluation.phases.conformance import generator as gen
 from evaluation.phases.conformance.cases import Case
+from evaluation.results import WindowVerdict
 from evaluation.tla import messages as tlcmsg
 from evaluation.tla.codes import EC, MP, SETUP_EXITS, TLC_2200S
 from evaluation.tla.layout import spec_first
@@ -43,7 +45,7 @@ class SetupError(Exception):
     """The wrapper module cannot be checked at all (parse/semantic/config error, a false
     ASSUME); `messages` are TLC's, for the caller to explain."""
 
-    def __init__(self, problem: str, messages=()):
+    def __init__(self, problem: str, messages: Iterable[tlcmsg.Message] = ()) -> None:
         super().__init__(problem)
         self.messages = list(messages)
 
@@ -54,7 +56,7 @@ class AuxRuleError(Exception):
 
 @dataclass
 class CaseResult:
-    verdict: str
+    verdict: WindowVerdict
     reason: str = ""
     freedom: int | None = None
 
@@ -196,7 +198,14 @@ def _halves(chunk: list[int]) -> list[list[int]]:
     return [chunk[:mid], chunk[mid:]]
 
 
-def _absorb(run: ToolRun, plan, chunk, results, budget, aux_kind: str) -> list[list[int]]:
+def _absorb(
+    run: ToolRun,
+    plan: gen.Plan,
+    chunk: list[int],
+    results: list[CaseResult | None],
+    budget: Budget,
+    aux_kind: gen.AuxKind,
+) -> list[list[int]]:
     """Record what this run decided; return the sub-chunks that must run again."""
     if run.status == "ok":
         passed = set(tagged(run.output, plan.nonce, "v"))
@@ -228,10 +237,10 @@ def _absorb(run: ToolRun, plan, chunk, results, budget, aux_kind: str) -> list[l
         raise SetupError(problem.replace(plan.nonce, ""), run.messages)
     if aux_kind == "typeok" and tlcmsg.first(run.messages, EC.TLC_INIT_GENERATED1) is None:
         raise AuxRuleError(error_text(run, plan.nonce))
-    k = attributed_case(run, plan.nonce)
-    if k is not None and 1 <= k <= len(chunk):
-        results[chunk[k - 1]] = CaseResult("error", error_text(run, plan.nonce))
-        rest = chunk[: k - 1] + chunk[k:]
+    blamed = attributed_case(run, plan.nonce)
+    if blamed is not None and 1 <= blamed <= len(chunk):
+        results[chunk[blamed - 1]] = CaseResult("error", error_text(run, plan.nonce))
+        rest = chunk[: blamed - 1] + chunk[blamed:]
         return [rest] if rest else []
     if len(chunk) > 1:
         return _halves(chunk)

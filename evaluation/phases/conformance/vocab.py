@@ -13,6 +13,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
+
+from evaluation.inputs.contracts import Contract
+
+# A set element a contract can write (`{"idle", 1, TRUE}`); window values are any JSON.
+Scalar = str | int | bool
 
 _TOKEN = re.compile(
     r'\s*(?:(?P<str>"(?:[^"\\]|\\.)*")|(?P<int>-?\d+)|(?P<op>\.\.|->|\|->|\\cup|\\union|[{}\[\](),:+]|-)'
@@ -26,32 +32,32 @@ class VocabError(ValueError):
 
 @dataclass(frozen=True)
 class Vocab:
-    def check(self, value, path: str) -> str:
+    def check(self, value: Any, path: str) -> str:
         """'' when `value` belongs to the vocabulary, else the reason it does not."""
         raise NotImplementedError
 
-    def finite(self) -> list | None:
+    def finite(self) -> list[Scalar] | None:
         return None
 
 
 @dataclass(frozen=True)
 class Unknown(Vocab):
-    def check(self, value, path):
+    def check(self, value: Any, path: str) -> str:
         return _json_ok(value, path)
 
 
 @dataclass(frozen=True)
 class Finite(Vocab):
-    values: tuple
+    values: tuple[Scalar, ...]
 
-    def check(self, value, path):
+    def check(self, value: Any, path: str) -> str:
         for v in self.values:
             if _same(v, value):
                 return ""
         shown = ", ".join(_show(v) for v in self.values[:8])
         return f"{path}: {_show(value)} is not one of {{{shown}}}"
 
-    def finite(self):
+    def finite(self) -> list[Scalar] | None:
         return list(self.values)
 
 
@@ -59,7 +65,7 @@ class Finite(Vocab):
 class Kind(Vocab):
     kind: str  # "int" | "nat" | "str" | "bool"
 
-    def check(self, value, path):
+    def check(self, value: Any, path: str) -> str:
         ok = {
             "int": _is_int(value),
             "nat": _is_int(value) and value >= 0,
@@ -68,7 +74,7 @@ class Kind(Vocab):
         }[self.kind]
         return "" if ok else f"{path}: {_show(value)} is not a {self.kind} value"
 
-    def finite(self):
+    def finite(self) -> list[Scalar] | None:
         return [False, True] if self.kind == "bool" else None
 
 
@@ -77,25 +83,25 @@ class Range(Vocab):
     low: int
     high: int
 
-    def check(self, value, path):
+    def check(self, value: Any, path: str) -> str:
         if _is_int(value) and self.low <= value <= self.high:
             return ""
         return f"{path}: {_show(value)} is not in {self.low}..{self.high}"
 
-    def finite(self):
+    def finite(self) -> list[Scalar] | None:
         return list(range(self.low, self.high + 1)) if self.high - self.low < 64 else None
 
 
 @dataclass(frozen=True)
 class Union(Vocab):
-    parts: tuple
+    parts: tuple[Vocab, ...]
 
-    def check(self, value, path):
+    def check(self, value: Any, path: str) -> str:
         reasons = [p.check(value, path) for p in self.parts]
         return "" if any(r == "" for r in reasons) else reasons[0]
 
-    def finite(self):
-        out = []
+    def finite(self) -> list[Scalar] | None:
+        out: list[Scalar] = []
         for part in self.parts:
             values = part.finite()
             if values is None:
@@ -109,10 +115,10 @@ class FuncSet(Vocab):
     domain: Vocab
     codomain: Vocab
 
-    def keys(self) -> list | None:
+    def keys(self) -> list[Scalar] | None:
         return self.domain.finite()
 
-    def check(self, value, path):
+    def check(self, value: Any, path: str) -> str:
         if not isinstance(value, dict):
             return f"{path}: {_show(value)} is not a function (JSON object)"
         keys = self.keys()
@@ -126,9 +132,9 @@ class FuncSet(Vocab):
 
 @dataclass(frozen=True)
 class RecordSet(Vocab):
-    fields: tuple  # ((name, Vocab), ...)
+    fields: tuple[tuple[str, Vocab], ...]
 
-    def check(self, value, path):
+    def check(self, value: Any, path: str) -> str:
         if not isinstance(value, dict):
             return f"{path}: {_show(value)} is not a record (JSON object)"
         # Fields the record type names must have their types; other fields are allowed, since
@@ -146,7 +152,7 @@ class RecordSet(Vocab):
 class SeqOf(Vocab):
     element: Vocab
 
-    def check(self, value, path):
+    def check(self, value: Any, path: str) -> str:
         if not isinstance(value, list):
             return f"{path}: {_show(value)} is not a sequence (JSON list)"
         return _first_reason(
@@ -158,20 +164,20 @@ class SeqOf(Vocab):
 class SubsetOf(Vocab):
     element: Vocab
 
-    def check(self, value, path):
+    def check(self, value: Any, path: str) -> str:
         return f"{path}: sets have no JSON encoding in windows"
 
 
-def _is_int(value) -> bool:
+def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _same(a, b) -> bool:
+def _same(a: object, b: object) -> bool:
     # Python says True == 1; TLA+ never does.
     return type(a) is type(b) and a == b
 
 
-def _show(value) -> str:
+def _show(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
@@ -181,7 +187,7 @@ def _first_reason(reasons: Iterable[str]) -> str:
     return next((r for r in reasons if r), "")
 
 
-def _json_ok(value, path) -> str:
+def _json_ok(value: object, path: str) -> str:
     if value is None:
         return f"{path}: null has no TLA+ value"
     if isinstance(value, float):
@@ -197,7 +203,7 @@ def _json_ok(value, path) -> str:
 
 
 class _Reader:
-    def __init__(self, text: str, constants: dict[str, str], depth: int = 0):
+    def __init__(self, text: str, constants: dict[str, str], depth: int = 0) -> None:
         self.tokens = self._lex(text)
         self.i = 0
         self.constants = constants
@@ -205,23 +211,24 @@ class _Reader:
 
     @staticmethod
     def _lex(text: str) -> list[tuple[str, str]]:
-        out, pos = [], 0
+        out: list[tuple[str, str]] = []
+        pos = 0
         text = text.strip()
         while pos < len(text):
             m = _TOKEN.match(text, pos)
             if not m or m.end() == pos:
                 raise VocabError(f"cannot read {text[pos : pos + 20]!r}")
-            kind = m.lastgroup
+            kind = m.lastgroup or ""  # every alternative of _TOKEN is a named group
             out.append((kind, m.group(kind)))
             pos = m.end()
             while pos < len(text) and text[pos].isspace():
                 pos += 1
         return out
 
-    def peek(self):
+    def peek(self) -> tuple[str, str]:
         return self.tokens[self.i] if self.i < len(self.tokens) else ("end", "")
 
-    def take(self, expected: str | None = None):
+    def take(self, expected: str | None = None) -> tuple[str, str]:
         tok = self.peek()
         if expected is not None and tok[1] != expected:
             raise VocabError(f"expected {expected!r}, found {tok[1]!r}")
@@ -281,7 +288,7 @@ class _Reader:
             return constant
         raise VocabError(f"{text!r} is not an integer")
 
-    def constant_scalar(self, name: str):
+    def constant_scalar(self, name: str) -> Scalar | None:
         if name not in self.constants or self.depth >= 4:
             return None
         reader = _Reader(self.constants[name], self.constants, self.depth + 1)
@@ -311,7 +318,7 @@ class _Reader:
 
     def set_literal(self) -> Vocab:
         self.take("{")
-        values = []
+        values: list[Scalar] = []
         while self.peek()[1] != "}":
             values.append(self.scalar())
             if self.peek()[1] == ",":
@@ -319,7 +326,7 @@ class _Reader:
         self.take("}")
         return Finite(tuple(values))
 
-    def scalar(self):
+    def scalar(self) -> Scalar:
         kind, text = self.take()
         if kind == "name" and text not in ("TRUE", "FALSE"):
             value = self.constant_scalar(text)
@@ -367,7 +374,7 @@ def parse_vocab(text: str, constants: dict[str, str], depth: int = 0) -> Vocab:
         return Unknown()
 
 
-def schema_vocab(contract) -> dict[str, Vocab]:
+def schema_vocab(contract: Contract) -> dict[str, Vocab]:
     return {
         name: parse_vocab(var.values, contract.constants) for name, var in contract.schema.items()
     }

@@ -24,7 +24,7 @@ PR_SET_PDEATHSIG = 1
 SIGKILL = 9
 
 
-def _die_with_parent(parent_pid):
+def _die_with_parent(parent_pid: int) -> None:
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
@@ -32,14 +32,14 @@ def _die_with_parent(parent_pid):
         raise OSError(0, "the scoring process died before the tool started")
 
 
-def _mount_tmpfs(path, size_mb):
+def _mount_tmpfs(path: str, size_mb: int) -> None:
     libc = ctypes.CDLL(None, use_errno=True)
     options = f"size={size_mb}m,mode=0700".encode()
     if libc.mount(b"tmpfs", path.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, options) != 0:
         raise OSError(ctypes.get_errno(), "mount tmpfs on scratch failed")
 
 
-def main(argv):
+def main(argv: list[str]) -> None:
     cpu_seconds, scratch, scratch_mb, mount, parent_pid = argv[:5]
     command = argv[argv.index("--") + 1 :]
     try:

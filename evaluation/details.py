@@ -1,0 +1,284 @@
+"""The JSON shapes the phases record beside their scores, as TypedDicts.
+
+`PhaseOutcome.details`, `ActionOutcome.detail` and `WindowOutcome.detail` (evaluation/results.py)
+are stored as they are in the site's JSON columns and exported with every run, so these keys are
+a stored format: the phases write them, the run pages, exports and comparisons read them back
+(docs/ARCHITECTURE.md, "Run pages"). A key added here is a key older rows lack, which is why the
+readers use `.get`. A leaf module: it imports nothing of the project.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, NotRequired, Required, TypedDict
+
+# Schema variable -> JSON value (windows and the spec's states, as the run pages show them).
+JsonState = dict[str, Any]
+
+
+class CommonDetails(TypedDict, total=False):
+    """Keys the pipeline reads or writes on any phase's details."""
+
+    # A phase that ended with status `timeout`: the score it reached, shown and not counted
+    # (the timeout rule, `evaluation.scoring.TIMEOUT_RULE`).
+    score_if_counted: float | None
+    # The TLC flags the phase ran with (phases that run TLC); copied into the fingerprint.
+    tlc_flags: list[str]
+
+
+class GateDetails(CommonDetails, total=False):
+    """A phase not run (`skipped`: an earlier phase failed its gate; `n/a`: no trace data)."""
+
+    reason: Required[str]
+
+
+class ErrorDetails(CommonDetails):
+    """A phase that refused its inputs before checking anything (status `error`)."""
+
+    error: str
+
+
+class CrashedDetails(ErrorDetails):
+    """A phase that raised: a scorer bug, shown on the run page (`pipeline.crashed_outcome`)."""
+
+    internal: bool
+    traceback: list[str]  # the last frames, formatted
+
+
+# --------------------------------------------------------------------------------- P1 syntax
+
+
+class UnicodeSummary(TypedDict):
+    """Which standard Unicode symbols the tools were given in ASCII (`tla.unicode`)."""
+
+    symbols_rewritten: int
+    lines_realigned: int
+    symbols: dict[str, int]  # symbol -> times rewritten
+    table: str  # where the symbol table comes from
+
+
+class WholeModule(TypedDict):
+    ok: bool  # SANY accepted the whole module
+    messages: list[str]  # why not
+
+
+class DefinitionRow(TypedDict):
+    """One top-level definition, checked in its isolation module."""
+
+    name: str
+    line: int
+    end_line: int
+    verdict: Literal["ok", "error"]
+    message: str  # SANY's, when it did not parse
+
+
+class SyntaxDetails(CommonDetails, total=False):
+    module: Required[str]  # the module name SANY was given
+    declared_module: Required[str | None]  # the spec's own header (None: no header)
+    sany_version: str
+    whole_module: WholeModule
+    definitions: list[DefinitionRow]
+    parsed: int
+    total: int
+    unicode: UnicodeSummary  # only when a symbol was rewritten
+
+
+class SyntaxActionDetail(TypedDict):
+    line: int
+    end_line: int
+    message: str
+
+
+# --------------------------------------------------------------------------------- P2 runtime
+
+
+class TlcError(TypedDict, total=False):
+    """TLC's own report of an error: its message codes, text and the states it printed."""
+
+    codes: list[int]
+    message: Required[str]
+    trace: list[str]
+    note: str  # the sandbox's note on how the run ended
+
+
+class RuntimeSettings(TypedDict):
+    """What P2 explored under (recorded in its details)."""
+
+    depth: int
+    max_states: int
+    seed: int
+    deadlock: str  # the contract's deadlock policy
+    constants: dict[str, str]  # constant -> TLA+ value, only those the spec declares
+    model_values: list[str]
+    init: str
+    next: str
+
+
+class RuntimeDetails(RuntimeSettings, CommonDetails, total=False):
+    module: Required[str]
+    rule: Required[str]
+    # Why the phase is `error`: a refusal before TLC ran (text) or TLC's report.
+    error: str | TlcError
+    tlc_version: str
+    runs: int
+    flags: list[str]
+    distinct_states: int | None
+    exit_code: int | None
+    completed: bool
+    deadlock_found: TlcError
+
+
+class RuntimeActionDetail(TypedDict):
+    line: int
+    generated: int
+    distinct: int
+    fired: bool
+    error: TlcError | None  # the evaluation error blamed on this action
+
+
+# ----------------------------------------------------------------------------- P3 conformance
+
+
+class Difference(TypedDict):
+    """Where a state of the spec disagrees with the trace: a variable, or one key of it."""
+
+    variable: str
+    key: NotRequired[Any]
+    trace: Any
+    spec: Any
+
+
+class Successor(TypedDict):
+    """A successor the spec allows from the window's pre-state, and how it differs."""
+
+    successor: JsonState
+    differences: list[Difference]
+
+
+class WindowDetail(TypedDict, total=False):
+    pre_state_candidates: int | None  # pre-states the auxiliary-state rule gave the window
+    closest: list[Successor]  # failing windows: the nearest successors
+    pre_differences: list[Difference]  # where the mappings of a built pre-state disagree
+    hint: str  # undecided windows: what the adapter could add
+
+
+class FamilyCount(TypedDict):
+    checked: int
+    wrongly_accepted: int
+    errors: int
+
+
+class SpecificityExample(TypedDict):
+    family: str
+    actor: str
+    pre_state: JsonState
+    post_state: JsonState
+
+
+class Specificity(TypedDict):
+    """Negative windows (transitions the system never makes) the spec accepts: a diagnostic."""
+
+    checked: int
+    wrongly_accepted: int
+    by_family: dict[str, FamilyCount]  # "neg-post" | "neg-step" -> counts
+    examples: list[SpecificityExample]
+
+
+class PerActionRow(TypedDict):
+    """One target action's line on the P3 scorecard (also its `ActionOutcome.detail`)."""
+
+    passed: int
+    total: int
+    failed: int
+    undecided: int
+    errors: int
+    specificity: Specificity
+    zero_tolerance: int | None  # 1 when every window passes; None without windows
+    pass_rate: float | None
+    note: NotRequired[str]
+
+
+class AuxiliaryState(TypedDict):
+    rule: str  # "pinned" | "typeok" | "explored"
+    description: str
+
+
+class FailingWindow(TypedDict):
+    window_id: str
+    action: str
+    verdict: str
+    reason: str
+    closest: list[Successor]
+    hint: NotRequired[str]
+
+
+class ConformanceDetails(CommonDetails):
+    rule: str
+    per_action: dict[str, PerActionRow]
+    pooled_rate: float
+    undecided: int
+    windows: int
+    distinct_cases: int
+    negative_cases: int
+    auxiliary_state: AuxiliaryState
+    failing_windows: list[FailingWindow]
+    tlc_runs: int
+
+
+# ------------------------------------------------------------------------------ P4 invariants
+
+
+class ExcludedInvariant(TypedDict):
+    name: str
+    kind: str
+    reason: str
+
+
+class InvariantRun(TypedDict):
+    checked: str  # which invariants the run checked
+    status: str
+    exit_code: int | None
+    seconds: float
+
+
+class InvariantDetails(CommonDetails, total=False):
+    excluded: Required[list[ExcludedInvariant]]
+    reason: str  # n/a: the contract defines no checkable invariants
+    # Schema variable -> the adapter's mapping that reads no spec variable.
+    not_modelled: dict[str, str]
+    holds: int
+    total: int
+    behaviour: str
+    liveness_behaviour: str
+    fairness: list[str] | Literal["none"]
+    fairness_dropped: list[str]
+    check_modes: dict[str, str]  # invariant -> INVARIANT | PROPERTY | action
+    liveness: list[str]
+    runs: list[InvariantRun]
+
+
+class CounterexampleState(TypedDict, total=False):
+    """One state of a P4 counterexample; a lasso's last entry loops back instead."""
+
+    step: Required[int]
+    action: Required[str]
+    location: str
+    vars: dict[str, str]  # variable -> TLA+ text as TLC printed it
+    back_to: int | None
+    stuttering: bool
+
+
+class NoDetail(TypedDict):
+    """A row recorded without detail (an outcome built by hand: tests, reported runs)."""
+
+
+PhaseDetails = (
+    CommonDetails  # an outcome built without details
+    | SyntaxDetails
+    | RuntimeDetails
+    | ConformanceDetails
+    | InvariantDetails
+    | GateDetails
+    | ErrorDetails
+    | CrashedDetails
+)
+ActionDetail = SyntaxActionDetail | RuntimeActionDetail | PerActionRow | NoDetail
