@@ -14,7 +14,7 @@ import re
 from django.db.models import Count
 from django.db.models.fields.json import KT
 
-from evaluation.pipeline import NOT_MODELLED, PHASES, lines_in
+from evaluation.surface import NOT_MODELLED, PHASES, lines_in
 from leaderboard.runs.plain_words import aux_rule_sentence, label, tlc_value_text, value_text
 
 

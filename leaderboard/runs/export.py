@@ -10,7 +10,7 @@ import json
 
 from django.urls import reverse
 
-from evaluation.pipeline import PHASES
+from evaluation.surface import PHASES
 from leaderboard.web.rounding import figure
 
 CSV_COLUMNS = [

@@ -13,17 +13,16 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from evaluation.backends import container
-from evaluation.pipeline import ScoreReport, score_spec
+from evaluation import surface
 from leaderboard.models import Run
 
 # The docker backend could not score the run (engine down, image missing, deadline, memory);
 # the message is for the submitter.
-ScorerUnavailable = container.ContainerError
+ScorerUnavailable = surface.ContainerError
 
 
-def container_settings() -> container.ContainerSettings:
-    return container.ContainerSettings(
+def container_settings() -> surface.ContainerSettings:
+    return surface.ContainerSettings(
         image=settings.SCORER_DOCKER_IMAGE,
         cpus=settings.SCORER_DOCKER_CPUS,
         pids=settings.SCORER_DOCKER_PIDS,
@@ -33,9 +32,9 @@ def container_settings() -> container.ContainerSettings:
     )
 
 
-def score_run(run, contract, adapter, windows, on_phase) -> ScoreReport:
+def score_run(run, contract, adapter, windows, on_phase) -> surface.ScoreReport:
     if settings.SCORER_BACKEND == "docker":
-        return container.score_in_container(
+        return surface.score_in_container(
             run.spec_text,
             contract,
             windows,
@@ -45,7 +44,7 @@ def score_run(run, contract, adapter, windows, on_phase) -> ScoreReport:
             on_phase=on_phase,
             run_label=run_label(run),
         )
-    report = score_spec(
+    report = surface.score_spec(
         run.spec_text,
         contract,
         windows,
@@ -77,6 +76,6 @@ def reap_containers() -> dict[str, list[str]] | None:
     """Leftover scorer containers and input folders removed (None: the docker backend is off)."""
     if settings.SCORER_BACKEND != "docker":
         return None
-    return container.reap_containers(
+    return surface.reap_containers(
         input_root=settings.SCORER_DOCKER_INPUT_DIR, is_live=attempt_is_live
     )

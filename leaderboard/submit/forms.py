@@ -7,7 +7,7 @@ from django.conf import settings
 from django.core.validators import ProhibitNullCharactersValidator
 from django.utils.text import slugify
 
-from evaluation.pipeline import prescan
+from evaluation.surface import unstorable
 from leaderboard.models import ModelUnderTest, Run, Task
 from leaderboard.submit.lint import lint_upload, too_big
 
@@ -17,7 +17,7 @@ class SafeModelChoiceField(forms.ModelChoiceField):
     before it reaches the query, as an ordinary invalid choice."""
 
     def to_python(self, value):
-        if isinstance(value, str) and prescan.unstorable(value):
+        if isinstance(value, str) and unstorable(value):
             raise forms.ValidationError(
                 self.error_messages["invalid_choice"], code="invalid_choice"
             )
@@ -31,7 +31,7 @@ def _plain_text(max_length: int, label: str) -> forms.CharField:
 
 
 def _storable(value: str) -> None:
-    problem = prescan.unstorable(value, "This field")
+    problem = unstorable(value, "This field")
     if problem:
         raise forms.ValidationError(problem)
 

@@ -13,11 +13,12 @@ from pathlib import Path
 from django.db import transaction
 from django.utils import timezone
 
-from evaluation.inputs.contracts import Contract, load_all_contracts
-from evaluation.windows import (
+from evaluation.surface import (
+    Contract,
     WindowFormatError,
     cut_with_summary,
     cutter_version,
+    load_all_contracts,
     trace_base,
     trace_files,
 )

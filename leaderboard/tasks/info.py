@@ -13,7 +13,7 @@ from django.conf import settings
 from django.utils.safestring import mark_safe
 from markdown.treeprocessors import Treeprocessor
 
-from evaluation.inputs.contracts import load_contract
+from evaluation.surface import load_contract
 
 SAFE_LINK_PREFIXES = ("http://", "https://", "/", "#", "mailto:")
 

@@ -8,7 +8,7 @@ the windows of the task's newest imported corpus, exactly the ones the site scor
 
 from django.core.management.base import BaseCommand, CommandError
 
-from evaluation.cli import write_windows
+from evaluation.surface import write_windows
 from leaderboard.models import Task
 from leaderboard.tasks.importing import canonical_windows, current_corpus
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from evaluation.inputs.contracts import ContractError
+from evaluation.surface import ContractError
 from leaderboard.board.generation import invalidate_board_cache
 from leaderboard.tasks.importing import NO_TRACE_DATA, import_benchmark
 
