@@ -30,9 +30,9 @@ from evaluation.inputs.contracts import Adapter, load_contract  # noqa: E402
 from evaluation.phases.conformance import check_conformance  # noqa: E402
 from evaluation.phases.conformance import generator as gen  # noqa: E402
 from evaluation.phases.conformance.cases import Case, validate_window  # noqa: E402
-from evaluation.phases.conformance.spectext import spec_constants, spec_variables  # noqa: E402
 from evaluation.phases.conformance.vocab import schema_vocab  # noqa: E402
 from evaluation.tla import tools  # noqa: E402
+from evaluation.tla.spectext import spec_constants, spec_variables  # noqa: E402
 from evaluation.windows import cut_windows  # noqa: E402
 
 DEFAULT_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "sysmobench"

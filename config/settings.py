@@ -193,8 +193,9 @@ LOGIN_REDIRECT_URL = "my_runs"
 LOGOUT_REDIRECT_URL = "leaderboard"
 EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
 
-# Quotas per account (DESIGN.md §4) and rate limits per client address; over them, a 429 with
-# Retry-After. Rates read "<requests>/<period>" (5/h, 20/10m) or "off".
+# Quotas per account (README, "Accounts, review and quotas") and rate limits per client
+# address; over them, a 429 with Retry-After. Rates read "<requests>/<period>" (5/h, 20/10m)
+# or "off".
 QUOTA_QUEUED_RUNS_PER_USER = env_int("QUOTA_QUEUED_RUNS_PER_USER", 5)
 QUOTA_RUNS_PER_USER_PER_DAY = env_int("QUOTA_RUNS_PER_USER_PER_DAY", 50)
 RATE_LIMIT_SIGNUPS_PER_IP = env_rate("RATE_LIMIT_SIGNUPS_PER_IP", "5/h")

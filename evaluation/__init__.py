@@ -1,4 +1,4 @@
-"""The scorer: a Django-free library (it imports nothing from Django or `leaderboard`).
+"""The scorer: a Django-free library (it imports nothing from Django, rq or `leaderboard`).
 
-The site reaches it through `pipeline.py` and `contracts.py` (see docs/ARCHITECTURE.md).
+The site reaches it only through `surface.py` (see docs/ARCHITECTURE.md, "Layers").
 """

@@ -1,10 +1,9 @@
-"""The scorer's one entry for the site: lint, the four phases with their gating, the composite.
+"""The orchestrator: the upload lint in-process, the four phases with their gating, the composite.
 
-The site (`leaderboard/`) reaches the scorer through this module and `contracts.py` (plus
-`scoring.py` for the weights and `windows/` for importing corpora), never through the phases or
-the sandbox directly.
+The site reaches it, like the rest of the scorer, through `evaluation/surface.py`; the command
+line (`cli.py`) and the scorer image's run (`backends/container.py`) call it directly.
 
-Rules (DESIGN.md §3.2):
+Rules (docs/BENCHMARK_RULES.md §1):
 - P1 always runs. P2 needs a module that parses (TLC cannot run anything else), P3 and P4 need
   a module that parses *and* an action that fires at runtime; a phase not reached is recorded as
   `skipped` with the reason and scores 0.
@@ -34,35 +33,11 @@ from evaluation.inputs.contracts import Adapter, Contract, adapter_with_cfg
 from evaluation.inputs.tlc_cfg import CfgError, parse_cfg
 from evaluation.phases import conformance, invariants, runtime, syntax
 from evaluation.results import PhaseName, PhaseOutcome
-from evaluation.scoring import (  # noqa: F401 (TIMEOUT_RULE: re-exported for the methodology page)
-    NOT_APPLICABLE,
-    PHASE_WEIGHTS,
-    PHASES,
-    TIMEOUT,
-    TIMEOUT_RULE,
-)
+from evaluation.scoring import NOT_APPLICABLE, PHASE_WEIGHTS, PHASES, TIMEOUT
 from evaluation.tla import sandbox, tools, unicode
-from evaluation.tla.messages import lines_in  # noqa: F401
 from evaluation.tla.parsed import ParsedSpec, parse_spec
-from evaluation.tla.sandbox.rundir import sweep_abandoned_run_dirs  # noqa: F401
-
-# Re-exported for the site, which reaches the scorer only through this module: the line numbers
-# a SANY/TLC message points at (run pages), the reader of TLC's value notation (run pages show
-# counterexamples in the windows' notation), and the reaper's sweep of sandbox directories a
-# killed worker left behind.
-from evaluation.tla.tlcvalue import (  # noqa: F401
-    ModelValue,
-    TlaSet,
-    TlcValueError,
-    parse_tlc_value,
-)
 from evaluation.upload import lint as spec_lint
-from evaluation.upload import prescan  # noqa: F401  (the site's pre-scan of uploads)
-from evaluation.upload.lint_process import CheckOutcome, check_isolated  # noqa: F401  (the site's check)
 from evaluation.windows.window import Window
-
-# The reason prefix of an invariant over state the adapter invents (the run page marks it).
-NOT_MODELLED = invariants.NOT_MODELLED
 
 # 1.2.0: specs written with the standard Unicode symbols are read as ASCII (ASCII specs score
 # as under 1.1.0). 1.3.0: P3 compares a variable with a contract `view` through it (only
@@ -273,7 +248,7 @@ def fingerprint(
     outcomes: dict[str, PhaseOutcome] | None = None,
     reading: unicode.AsciiSpec | None = None,
 ) -> dict[str, Any]:
-    """What a score depends on besides the spec (DESIGN.md §3.3).
+    """What a score depends on besides the spec (docs/ARCHITECTURE.md, "Pipeline").
 
     TLC flags come from each phase's `details["tlc_flags"]` when the phase reports them (the
     phase knows what it ran); P4's are derived from the contract's deadlock policy.

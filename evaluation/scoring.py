@@ -2,9 +2,10 @@
 
 A leaf module (it imports nothing from the project), so the scorer (`pipeline`), the board
 (`leaderboard.board.aggregate`) and the models (`leaderboard.models`) share one definition without
-importing each other. Rules (DESIGN.md §3.2): a phase with no result, without a score (skipped,
-error) or with status `timeout` (TIMEOUT_RULE) counts 0; a verified run's `n/a` phase leaves the
-formula and the other weights are renormalised to sum 1. Reported runs keep the published formula.
+importing each other. Rules (docs/BENCHMARK_RULES.md §1): a phase with no result, without a score
+(skipped, error) or with status `timeout` (TIMEOUT_RULE) counts 0; a verified run's `n/a` phase
+leaves the formula and the other weights are renormalised to sum 1. Reported runs keep the
+published formula.
 """
 
 from __future__ import annotations

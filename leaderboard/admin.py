@@ -1,4 +1,5 @@
-"""Admin for every model: maintainers verify, hide and fix entries here (DESIGN.md §1)."""
+"""Admin for every model: maintainers verify, hide and fix entries here (README, "Accounts,
+review and quotas")."""
 
 from typing import Any
 

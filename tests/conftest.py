@@ -13,6 +13,9 @@ from pathlib import Path
 
 import pytest
 
+# Prints the coverage total when bin/test measures it.
+pytest_plugins = ["tests.coverage_total"]
+
 
 @pytest.fixture(scope="session")
 def django_db_modify_db_settings(request, django_db_modify_db_settings_parallel_suffix):

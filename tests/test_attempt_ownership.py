@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
+from evaluation import surface
 from evaluation.inputs.contracts import load_contract
 from evaluation.results import ActionOutcome, PhaseOutcome
 from leaderboard.models import AttemptLost, PhaseResult, Run
-from leaderboard.scoring import backends, jobs
+from leaderboard.scoring import jobs
 from leaderboard.tasks.importing import import_corpus, sync_task
 from tests.base import make_model, make_run
 
@@ -94,7 +95,7 @@ def test_an_attempt_that_lost_its_run_stops_scoring_and_writes_nothing(monkeypat
     first phase was being scored: it stops before the next phase and leaves attempt 2's result."""
     run = spin_run()
     scored = []
-    real_score_spec = backends.score_spec
+    real_score_spec = surface.score_spec
 
     def score_spec_taken_over_after_p1(*args, on_phase, **kwargs):
         def on_phase_after_takeover(result):
@@ -107,7 +108,7 @@ def test_an_attempt_that_lost_its_run_stops_scoring_and_writes_nothing(monkeypat
         return real_score_spec(*args, on_phase=on_phase_after_takeover, **kwargs)
 
     # The wrapper only injects the concurrent takeover; the scorer and the writes are real.
-    monkeypatch.setattr(backends, "score_spec", score_spec_taken_over_after_p1)
+    monkeypatch.setattr(surface, "score_spec", score_spec_taken_over_after_p1)
     assert jobs.evaluate_run(run.pk) == jobs.LOST
 
     assert scored == ["syntax"]  # no phase after the loss was scored

@@ -21,9 +21,9 @@ import pytest
 import requests
 from django.conf import settings as django_settings
 
-from evaluation import pipeline
+from evaluation import surface
 from evaluation.inputs.contracts import load_contract
-from evaluation.pipeline import CheckOutcome
+from evaluation.surface import CheckOutcome
 from leaderboard.accounts.tokens import create_token
 from leaderboard.models import Run
 from leaderboard.scoring.queueing import QUEUE_NAME, job_id
@@ -75,7 +75,7 @@ def test_fifty_users_submitting_at_once_are_all_accepted(rq_redis, live_server, 
 
     settings.RATE_LIMIT_PROXY_COUNT = 1
     settings.RATE_LIMIT_UPLOADS_PER_IP = (1, 3600)
-    monkeypatch.setattr(pipeline, "check_isolated", checked_ok)
+    monkeypatch.setattr(surface, "check_isolated", checked_ok)
     sync_task(load_contract("spin"))
     tokens = {}
     for n in range(USERS):
@@ -121,7 +121,7 @@ def test_one_account_firing_at_once_gets_exactly_its_quota(rq_redis, live_server
     """The quota is checked and the run written under a lock on the account: ten simultaneous
     uploads of one account against a quota of three queued runs give three runs, seven 429s."""
     settings.QUOTA_QUEUED_RUNS_PER_USER = 3
-    monkeypatch.setattr(pipeline, "check_isolated", checked_ok)
+    monkeypatch.setattr(surface, "check_isolated", checked_ok)
     sync_task(load_contract("spin"))
     token = create_token(make_user("eager", password="pw"), "load test")[0]
     start = threading.Barrier(10)

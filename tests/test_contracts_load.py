@@ -16,7 +16,7 @@ from evaluation.inputs.contracts import (
 from evaluation.tla.sandbox import run_sany
 from evaluation.windows import trace_base
 
-# Column order of the published leaderboard (BENCHMARK.md §10.2).
+# Column order of the published leaderboard (docs/BENCHMARK_RULES.md §2).
 PUBLISHED_ORDER = [
     "spin",
     "mutex",

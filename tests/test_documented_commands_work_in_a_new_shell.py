@@ -87,3 +87,17 @@ def test_a_user_and_a_token_from_the_documented_commands(tmp_path):
     assert token.stdout.strip().startswith("smb_")
     weak = manage(shell, "create_user", "bob", "--password-stdin", stdin="123\n")
     assert weak.returncode != 0 and "the password is refused" in weak.stderr
+
+
+def test_the_quick_loop_is_documented_and_leaves_the_browser_tests_out():
+    """`bin/test --quick` as the README gives it: the checks run, the browser tests are
+    deselected (and nothing is installed for them), pytest collects the rest."""
+    assert "bin/test --quick" in README
+    browser, other = "tests/test_browser_runs.py", "tests/test_layers.py"
+    command = ["bin/test", "--quick", "--no-cov", "--collect-only", "-q", browser, other]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "==> ruff format --check and ruff check" in done.stdout
+    assert "chromium" not in done.stdout
+    assert f"{other}::" in done.stdout and f"{browser}::" not in done.stdout
+    assert "deselected" in done.stdout

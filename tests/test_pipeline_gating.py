@@ -1,4 +1,4 @@
-"""The pipeline: phase order, gating (DESIGN.md §3.2), the composite, and determinism."""
+"""The pipeline: phase order, gating (docs/BENCHMARK_RULES.md §1), the composite and determinism."""
 
 from dataclasses import replace
 from pathlib import Path
@@ -7,8 +7,9 @@ import pytest
 from django.conf import settings
 
 from evaluation.inputs.contracts import load_contract
-from evaluation.pipeline import PHASE_WEIGHTS, PHASES, composite, score_spec
+from evaluation.pipeline import composite, score_spec
 from evaluation.results import PhaseOutcome
+from evaluation.scoring import PHASE_WEIGHTS, PHASES
 from evaluation.windows import cut_windows
 from leaderboard.board.aggregate import OFFICIAL_WEIGHTS, cell_score
 
@@ -64,7 +65,7 @@ def test_na_conformance_renormalises_exactly_like_the_board(scores):
 
 @pytest.mark.parametrize("phase", PHASES)
 def test_a_timed_out_phase_counts_zero_in_the_run_and_on_the_board(phase):
-    # One rule for every phase (pipeline.TIMEOUT_RULE): partial verdicts are shown, not counted.
+    # One rule for every phase (`scoring.TIMEOUT_RULE`): partial verdicts are shown, not counted.
     outcomes = {p: outcome(p, score=1.0) for p in PHASES}
     outcomes[phase] = outcome(phase, "timeout", 0.5)
     statuses = {p: o.status for p, o in outcomes.items()}

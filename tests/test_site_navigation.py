@@ -3,7 +3,7 @@ action, cross-links between model, task, run and compare pages, and the methodol
 
 from django.urls import reverse
 
-from evaluation.pipeline import TIMEOUT_RULE
+from evaluation.scoring import TIMEOUT_RULE
 from leaderboard.templatetags.run_extras import pct, pct_mean, signed_pct
 from tests.base import WorldTestCase, make_run
 

@@ -9,6 +9,7 @@ from evaluation.inputs.contracts import TASKS_DATA_DIR, load_contract
 from evaluation.tla import treesitter
 from evaluation.tla.sandbox import run_sany
 from evaluation.tla.unicode import TABLE, spell_out, to_ascii
+from evaluation.upload.lint_process import check_isolated
 from tests.fidelity.corpus import CORPUS, FIDELITY
 
 SPIN = """---------------------------- MODULE spin ----------------------------
@@ -166,7 +167,7 @@ def test_the_upload_lint_reads_the_rewrite():
     assert pipeline.lint(SPIN, load_contract("spin")) == ""
     # The site's check, in its child interpreter, with an adapter naming the spec's actions.
     adapter = "actions:\n  AcquireLock: AcquireLock(actor)\n  ReleaseLock: ReleaseLock(actor)\n"
-    outcome = pipeline.check_isolated(SPIN, adapter, "spin", TASKS_DATA_DIR, 60)
+    outcome = check_isolated(SPIN, adapter, "spin", TASKS_DATA_DIR, 60)
     assert (outcome.spec, outcome.adapter) == ("", "")
 
 

@@ -14,7 +14,7 @@ import re
 
 from evaluation.inputs.adapter_check import VALUE_HELPERS
 from evaluation.inputs.contracts import Adapter
-from evaluation.phases.conformance.spectext import substitute
+from evaluation.tla.spectext import substitute
 
 _SPEC_SHAPE = re.compile(r"==\s*(?:/\\\s*)?(\w+)\s*/\\\s*\[\]\s*\[\s*(\w+)\s*\]_")
 

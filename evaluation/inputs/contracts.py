@@ -260,7 +260,7 @@ def _check_unique(contracts: list[Contract]) -> None:
         if other != contract.slug:
             raise ContractError(
                 f"{contract.directory / 'task.yaml'}: position: {contract.position} is also "
-                f"used by {other} (column order: BENCHMARK.md §10.2)"
+                f"used by {other} (column order: docs/BENCHMARK_RULES.md §2)"
             )
 
 

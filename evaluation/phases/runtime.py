@@ -68,7 +68,7 @@ class CoveredAction(TypedDict):
 
 
 def runtime_passed(outcome: PhaseOutcome) -> bool:
-    """Gate for later phases (DESIGN.md §3.2): something fired without an error."""
+    """Gate for later phases (docs/BENCHMARK_RULES.md §1): something fired without an error."""
     return outcome.status == "ran" and (outcome.score or 0) > 0
 
 

@@ -42,7 +42,8 @@ class _Verdict:
 
 
 def syntax_passed(outcome: PhaseOutcome) -> bool:
-    """Gate for later phases (DESIGN.md §3.2): only a module SANY accepts whole goes on."""
+    """Gate for later phases (docs/BENCHMARK_RULES.md §1): only a module SANY accepts whole goes
+    on."""
     return outcome.status == "ran" and outcome.score == 1.0
 
 

@@ -1,7 +1,7 @@
 """etcd-raft traces -> canonical windows.
 
-Three layouts exist for the same system (BENCHMARK.md §7, §11.3) and one cutter reads all of them,
-choosing per file from the shape of its first line:
+Three layouts exist for the same system (docs/BENCHMARK_RULES.md §3) and one cutter reads all of
+them, choosing per file from the shape of its first line:
 
 - the upstream zap log (`{"tag": "trace", "event": {name, nid, state, role, log, msg?}}`): state is
   rebuilt per node from consecutive events;
@@ -242,7 +242,8 @@ def _from_per_spec(obj: dict[str, Any], action: str, label: str, line: int) -> d
 
 
 def _restore_vote_log_term(msg: dict[str, Any], pre: dict[str, Any]) -> None:
-    """The fork's window generator wrote MsgVote.logTerm as a constant 0 (BENCHMARK.md §6.3.3).
+    """The fork's window generator wrote MsgVote.logTerm as a constant 0
+    (docs/BENCHMARK_RULES.md §3).
 
     etcd fills that field with the candidate's last log term, which the window's pre-state holds
     whenever the candidate's log length equals the message's logIndex, so we restore it there.

@@ -1,6 +1,6 @@
 """The weighted aggregate: the one place a leaderboard number is computed.
 
-Rules (DESIGN.md §3.2, BENCHMARK.md §9.4):
+Rules (docs/BENCHMARK_RULES.md §1):
 
 - cell = w1·P1 + w2·P2 + w3·P3 + w4·P4 for the run that counts for (model, task); a phase with
   no result, a result without a score (skipped, error), or a result with status `timeout`
@@ -31,7 +31,7 @@ from django.core.cache import cache
 
 # The scorer, the models and the board share one definition of the weights and the cell rule;
 # they are re-exported here because the board's callers think in board terms.
-from evaluation.scoring import (  # noqa: F401
+from evaluation.surface import (  # noqa: F401
     NOT_APPLICABLE,
     OFFICIAL_WEIGHTS,
     PHASES,

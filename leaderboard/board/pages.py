@@ -3,7 +3,7 @@
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from evaluation.pipeline import SCORER_VERSION, TIMEOUT_RULE
+from evaluation.surface import SCORER_VERSION, TIMEOUT_RULE
 from leaderboard.board.aggregate import OFFICIAL_WEIGHTS, PHASE_LABELS, PHASES
 from leaderboard.models import Task
 from leaderboard.tasks.info import trace_status

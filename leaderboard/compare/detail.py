@@ -13,7 +13,7 @@ from typing import Any
 from django.contrib.auth.models import AnonymousUser, User
 from django.urls import reverse
 
-from evaluation.details import SyntaxDetails
+from evaluation.surface import SyntaxDetails
 from leaderboard.models import ActionResult, InvariantResult, PhaseResult, Run, WindowResult
 from leaderboard.runs.drilldown import definitions
 

@@ -17,7 +17,7 @@ from django.contrib.auth.models import AnonymousUser, User
 from django.core.cache import cache
 from django.http import QueryDict
 
-from evaluation.pipeline import prescan
+from evaluation.surface import unstorable
 from leaderboard.board.aggregate import PHASE_LABELS, PHASES, Board, get_board, records
 from leaderboard.compare import detail as compare_detail
 from leaderboard.models import ActionResult, ModelUnderTest, Run
@@ -62,7 +62,7 @@ def _top_two() -> list[dict[str, Any]]:
 
 
 def _compare_models(slug_a: str, slug_b: str, user: Visitor) -> dict[str, Any]:
-    if prescan.unstorable(slug_a + slug_b):
+    if unstorable(slug_a + slug_b):
         return {"error": "A model slug holds a character no slug has (NUL or a lone surrogate)."}
     models = ModelUnderTest.objects.visible_to(user).filter(slug__in=[slug_a, slug_b])
     found = {m.slug: m for m in models}

@@ -17,7 +17,9 @@ from typing import Any
 from django.db.models import Count
 from django.db.models.fields.json import KT
 
-from evaluation.details import (
+from evaluation.surface import (
+    NOT_MODELLED,
+    PHASES,
     ActionDetail,
     ConformanceDetails,
     CounterexampleState,
@@ -26,8 +28,8 @@ from evaluation.details import (
     SyntaxDetails,
     TlcError,
     WindowDetail,
+    lines_in,
 )
-from evaluation.pipeline import NOT_MODELLED, PHASES, lines_in
 from leaderboard.models import PhaseResult, Run, WindowResult
 from leaderboard.runs.plain_words import aux_rule_sentence, label, tlc_value_text, value_text
 

@@ -13,9 +13,14 @@ from typing import Any, TypedDict
 from django.db.models import QuerySet
 from django.urls import reverse
 
-from evaluation.details import ActionDetail, CounterexampleState, PhaseDetails, WindowDetail
-from evaluation.pipeline import PHASES
-from evaluation.windows.window import State
+from evaluation.surface import (
+    PHASES,
+    ActionDetail,
+    CounterexampleState,
+    PhaseDetails,
+    State,
+    WindowDetail,
+)
 from leaderboard.models import PhaseResult, Run
 from leaderboard.web.rounding import figure
 

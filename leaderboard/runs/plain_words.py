@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import re
 
-from evaluation.pipeline import ModelValue, TlaSet, TlcValueError, parse_tlc_value
+from evaluation.surface import ModelValue, TlaSet, TlcValueError, parse_tlc_value
 
 FIELD_LABELS = {
     "scorer_version": "Scorer version",

@@ -15,19 +15,17 @@ from collections.abc import Callable
 
 from django.conf import settings
 
-from evaluation.backends import container
-from evaluation.inputs.contracts import Adapter, Contract
-from evaluation.pipeline import PhaseOutcome, ScoreReport, score_spec
-from evaluation.windows.window import Window
+from evaluation import surface
+from evaluation.surface import Adapter, Contract, PhaseOutcome, ScoreReport, Window
 from leaderboard.models import Run
 
 # The docker backend could not score the run (engine down, image missing, deadline, memory);
 # the message is for the submitter.
-ScorerUnavailable = container.ContainerError
+ScorerUnavailable = surface.ContainerError
 
 
-def container_settings() -> container.ContainerSettings:
-    return container.ContainerSettings(
+def container_settings() -> surface.ContainerSettings:
+    return surface.ContainerSettings(
         image=settings.SCORER_DOCKER_IMAGE,
         cpus=settings.SCORER_DOCKER_CPUS,
         pids=settings.SCORER_DOCKER_PIDS,
@@ -45,7 +43,7 @@ def score_run(
     on_phase: Callable[[PhaseOutcome], None],
 ) -> ScoreReport:
     if settings.SCORER_BACKEND == "docker":
-        return container.score_in_container(
+        return surface.score_in_container(
             run.spec_text,
             contract,
             windows,
@@ -55,7 +53,7 @@ def score_run(
             on_phase=on_phase,
             run_label=run_label(run),
         )
-    report = score_spec(
+    report = surface.score_spec(
         run.spec_text,
         contract,
         windows,
@@ -87,6 +85,6 @@ def reap_containers() -> dict[str, list[str]] | None:
     """Leftover scorer containers and input folders removed (None: the docker backend is off)."""
     if settings.SCORER_BACKEND != "docker":
         return None
-    return container.reap_containers(
+    return surface.reap_containers(
         input_root=settings.SCORER_DOCKER_INPUT_DIR, is_live=attempt_is_live
     )

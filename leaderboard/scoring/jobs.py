@@ -1,4 +1,4 @@
-"""The rq job: the bridge from the ORM / rq to the scorer (`evaluation.pipeline`).
+"""The rq job: the bridge from the ORM / rq to the scorer (`evaluation.surface`).
 
 rq runs `leaderboard.scoring.jobs.evaluate_run` by its dotted path
 (`leaderboard/scoring/queueing.py`; `leaderboard.jobs` is an alias for jobs queued before).
@@ -31,15 +31,16 @@ from django.utils import timezone
 from rq import get_current_job
 from rq.timeouts import JobTimeoutException
 
-from evaluation.inputs.contracts import (
+from evaluation.surface import (
     Adapter,
     Contract,
     ContractError,
+    PhaseCrashed,
+    PhaseOutcome,
+    Window,
     load_contract,
     parse_adapter,
 )
-from evaluation.pipeline import PhaseCrashed, PhaseOutcome
-from evaluation.windows.window import Window
 from leaderboard.models import (
     ActionResult,
     AttemptLost,

@@ -17,7 +17,7 @@ from rq.exceptions import NoSuchJobError
 from rq.job import Job
 from rq.worker import Worker
 
-from evaluation.backends.container import pid_alive
+from evaluation.surface import pid_alive
 from leaderboard.models import Run
 from leaderboard.scoring import processes, queueing
 from leaderboard.scoring.jobs import append_log

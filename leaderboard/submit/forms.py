@@ -12,7 +12,7 @@ from django.db.models import Model
 from django.http import QueryDict
 from django.utils.text import slugify
 
-from evaluation.pipeline import prescan
+from evaluation.surface import unstorable
 from leaderboard.models import ModelUnderTest, Run, Task
 from leaderboard.submit.lint import lint_upload, too_big
 
@@ -22,7 +22,7 @@ class SafeModelChoiceField(forms.ModelChoiceField):
     before it reaches the query, as an ordinary invalid choice."""
 
     def to_python(self, value: Any) -> Model | None:
-        if isinstance(value, str) and prescan.unstorable(value):
+        if isinstance(value, str) and unstorable(value):
             raise forms.ValidationError(
                 self.error_messages["invalid_choice"], code="invalid_choice"
             )
@@ -36,7 +36,7 @@ def _plain_text(max_length: int, label: str) -> forms.CharField:
 
 
 def _storable(value: str) -> None:
-    problem = prescan.unstorable(value, "This field")
+    problem = unstorable(value, "This field")
     if problem:
         raise forms.ValidationError(problem)
 

@@ -4,7 +4,7 @@ Each check returns one specific message (what is wrong and what is expected). Th
 the form-level checks (task, size, encoding) and the cheap pre-scan (`evaluation.upload.prescan`:
 NUL, surrogates, line length, nesting), all linear in the text. The parse, the adapter and SANY are
 the scorer's (`evaluation.pipeline.lint`), run in a child interpreter with a wall timeout
-(`pipeline.check_isolated`) and at most LINT_CONCURRENCY at once per host (`lint_slots`), so no
+(`surface.check_isolated`) and at most LINT_CONCURRENCY at once per host (`lint_slots`), so no
 upload can hold the web process's interpreter or start unbounded JVMs.
 """
 
@@ -14,8 +14,7 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
-from evaluation import pipeline
-from evaluation.inputs.contracts import ContractError, load_contract
+from evaluation import surface
 from leaderboard.models import Task
 from leaderboard.submit.lint_slots import lint_slot
 
@@ -42,23 +41,23 @@ def lint_upload(
     Raises leaderboard.web.ratelimit.Limited when every check slot stays busy."""
     result = LintResult()
     try:
-        load_contract(task.slug, settings.TASKS_DATA_DIR)
-    except ContractError:
+        surface.load_contract(task.slug, settings.TASKS_DATA_DIR)
+    except surface.ContractError:
         result.add(
             "task", f"Task {task.slug!r} has no scoring contract yet, so it takes no uploads."
         )
         return result
     text, message = decode_spec(spec)
     result.spec_text = text
-    message = message or pipeline.prescan.first_problem(text, "The spec")
+    message = message or surface.prescan_problem(text, "The spec")
     adapter_message = cfg_message = ""
     if adapter_text.strip():
-        adapter_message = pipeline.prescan.first_problem(adapter_text, "The adapter")
+        adapter_message = surface.prescan_problem(adapter_text, "The adapter")
     if cfg_text.strip():
-        cfg_message = pipeline.prescan.first_problem(cfg_text, "The cfg")
+        cfg_message = surface.prescan_problem(cfg_text, "The cfg")
     if not (message or adapter_message or cfg_message):
         with lint_slot():
-            outcome = pipeline.check_isolated(
+            outcome = surface.check_isolated(
                 text,
                 adapter_text,
                 task.slug,
@@ -80,7 +79,7 @@ def decode_spec(spec: bytes | str) -> tuple[str, str]:
     """(text, error message or "") after the size and encoding checks."""
     if isinstance(spec, str):
         # Text from JSON can hold lone surrogates, which no encoder (or database) accepts.
-        problem = pipeline.prescan.unstorable(spec, "The spec")
+        problem = surface.unstorable(spec, "The spec")
         if problem:
             return "", problem
     raw = spec.encode() if isinstance(spec, str) else spec

@@ -14,16 +14,18 @@ from typing import cast
 from django.db import transaction
 from django.utils import timezone
 
-from evaluation.inputs.contracts import Contract, Traces, load_all_contracts
-from evaluation.windows import (
+from evaluation.surface import (
+    Contract,
     CutResult,
+    Traces,
+    Window,
     WindowFormatError,
     cut_with_summary,
     cutter_version,
+    load_all_contracts,
     trace_base,
     trace_files,
 )
-from evaluation.windows.window import Window
 from leaderboard.models import Task, TraceCorpus, TraceWindow
 
 NO_TRACE_DATA = "no trace data"

@@ -14,7 +14,7 @@ import yaml
 from django.conf import settings
 from django.utils.safestring import SafeString, mark_safe
 
-from evaluation.inputs.contracts import load_contract
+from evaluation.surface import load_contract
 from leaderboard.models import Task
 
 # What Markdown (with the tables and fenced_code extensions) makes of a task description; any other

@@ -30,7 +30,7 @@ from evaluation.phases.conformance import generator as gen
 from evaluation.phases.conformance.cases import Case, is_full
 from evaluation.phases.conformance.diagnose import read_tagged, same
 from evaluation.phases.conformance.runner import Budget, SetupError, run_module
-from evaluation.phases.conformance.spectext import defines
+from evaluation.tla.spectext import defines
 from evaluation.tla.tlcvalue import ModelValue, TlaSet, TlcValue, to_json_like
 from evaluation.tla.values import to_tla
 from evaluation.windows.window import State

@@ -4,9 +4,9 @@ See the package modules for the parts: `cases` (validation, de-duplication, nega
 `auxstate` (the auxiliary-state rule), `generator` (the wrapper module), `runner` (chunks,
 verdicts, error isolation) and `diagnose` (successors and diffs for failing windows).
 
-Score (DESIGN.md §3.2): the mean over target actions with at least one window of [every window of
-the action passes]. A window with an error verdict does not pass. Specificity is reported beside
-the score and never enters it.
+Score (docs/BENCHMARK_RULES.md §1): the mean over target actions with at least one window of
+[every window of the action passes]. A window with an error verdict does not pass.
+Specificity is reported beside the score and never enters it.
 """
 
 from __future__ import annotations
@@ -45,16 +45,16 @@ from evaluation.phases.conformance.runner import (
     SetupError,
     check_cases,
 )
-from evaluation.phases.conformance.spectext import (
+from evaluation.phases.conformance.vocab import Vocab, schema_vocab
+from evaluation.results import ActionOutcome, PhaseOutcome, WindowOutcome, WindowVerdict
+from evaluation.tla import assumptions
+from evaluation.tla.parsed import ParsedSpec, spec_of
+from evaluation.tla.spectext import (
     module_name,
     spec_constants,
     spec_variables,
     substitute,
 )
-from evaluation.phases.conformance.vocab import Vocab, schema_vocab
-from evaluation.results import ActionOutcome, PhaseOutcome, WindowOutcome, WindowVerdict
-from evaluation.tla import assumptions
-from evaluation.tla.parsed import ParsedSpec, spec_of
 from evaluation.windows.window import SIDES, State, Window
 
 
@@ -175,7 +175,7 @@ def _check(
         "tlc_flags": list(TLC_ARGS),
     }
     if budget.timed_out:
-        # The timeout rule (pipeline.TIMEOUT_RULE): the verdicts reached are shown, not counted.
+        # The timeout rule (`scoring.TIMEOUT_RULE`): the verdicts reached are shown, not counted.
         details["score_if_counted"] = score
         return PhaseOutcome(
             "conformance", "timeout", 0.0, details, action_outcomes, window_outcomes

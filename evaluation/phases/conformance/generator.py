@@ -25,8 +25,8 @@ from evaluation.inputs import adapter_text
 from evaluation.inputs.adapter_check import VALUE_HELPERS
 from evaluation.inputs.contracts import Adapter
 from evaluation.phases.conformance.cases import Case, is_full
-from evaluation.phases.conformance.spectext import substitute
 from evaluation.phases.conformance.vocab import Vocab
+from evaluation.tla.spectext import substitute
 from evaluation.tla.values import to_tla
 from evaluation.windows.window import State
 

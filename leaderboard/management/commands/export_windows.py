@@ -10,7 +10,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from evaluation.cli import write_windows
+from evaluation.surface import write_windows
 from leaderboard.models import Task
 from leaderboard.tasks.importing import canonical_windows, current_corpus
 

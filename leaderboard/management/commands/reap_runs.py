@@ -9,7 +9,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from evaluation.pipeline import sweep_abandoned_run_dirs
+from evaluation.surface import sweep_abandoned_run_dirs
 from leaderboard.scoring.backends import reap_containers
 from leaderboard.scoring.reaper import reap_stale_runs
 

@@ -19,18 +19,18 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from evaluation import cli
+from evaluation import surface
 
 
 class Command(BaseCommand):
     help = "Score a TLA+ spec for a task (P1-P4, or the phases chosen) and print the result."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        cli.add_score_arguments(parser)
+        surface.add_score_arguments(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
-            result = cli.score_files(
+            result = surface.score_files(
                 options["spec"],
                 options["task"],
                 cfg=options["cfg"],
@@ -40,9 +40,9 @@ class Command(BaseCommand):
                 data_dir=options["data_dir"] or settings.SYSMOBENCH_DATA_DIR,
                 phases=options["phases"],
             )
-        except cli.InputError as exc:
+        except surface.InputError as exc:
             raise CommandError(str(exc)) from exc
         if options["json"]:
             self.stdout.write(json.dumps(result, indent=2, default=str))
         else:
-            self.stdout.write(cli.render(result))
+            self.stdout.write(surface.render_report(result))

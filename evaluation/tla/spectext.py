@@ -1,4 +1,5 @@
-"""What the wrapper needs to know about the spec's own declarations, read from its text."""
+"""What the generated modules need to know of the spec's own declarations, read from its text
+(P3's wrapper and the adapter's translations both use it, so it sits with the TLA+ readers)."""
 
 from __future__ import annotations
 
