@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from typing import Any, Literal, NotRequired, Required, TypedDict
 
+# An invariant's kind in the task contract (and on every outcome and exclusion recorded).
+InvariantKind = Literal["safety", "liveness"]
+
 # Schema variable -> JSON value (windows and the spec's states, as the run pages show them).
 JsonState = dict[str, Any]
 
@@ -229,7 +232,7 @@ class ConformanceDetails(CommonDetails):
 
 class ExcludedInvariant(TypedDict):
     name: str
-    kind: str
+    kind: InvariantKind
     reason: str
 
 

@@ -222,8 +222,7 @@ def score_spec(
         if gate:
             record("invariant", lambda: skipped("invariant", gate))
         else:
-            # P4 still reads the text and parses it itself (until phases/invariants.py is split).
-            record("invariant", lambda: invariants.check_invariants(spec.text, contract, adapter))
+            record("invariant", lambda: invariants.check_invariants(spec, contract, adapter))
 
     if chosen != list(PHASES):
         return ScoreReport(outcomes=outcomes, overall=None)

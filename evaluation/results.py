@@ -13,6 +13,7 @@ from evaluation.details import (
     ActionDetail,
     CommonDetails,
     CounterexampleState,
+    InvariantKind,
     JsonState,
     NoDetail,
     PhaseDetails,
@@ -54,7 +55,7 @@ class WindowOutcome:
 @dataclass
 class InvariantOutcome:
     name: str
-    kind: Literal["safety", "liveness"]
+    kind: InvariantKind
     verdict: InvariantVerdict
     reason: str = ""
     counterexample: list[CounterexampleState] = field(default_factory=list)

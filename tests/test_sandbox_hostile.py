@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from evaluation.tla.parsed import spec_of
 from evaluation.tla.sandbox import Limits, SandboxError, precheck_spec, run_sany, run_tlc
+from evaluation.tla.sandbox.precheck import TLCSET, listing_of, strip_comments, uses_tlcset
 
 pytestmark = pytest.mark.tla
 
@@ -50,6 +52,23 @@ def test_tlcset_exit_is_refused():
     run = run_tlc({"Forge": forged}, "Forge", CFG, [], Limits(wall_seconds=30))
     assert run.status == "error" and "TLCSet" in run.note
     assert any("TLCSet" in r for r in precheck_spec(forged))
+
+
+def test_a_parsed_spec_spares_only_the_parse_of_its_own_text():
+    clean = spec("Forge", "Init == x = 0\nNext == x' = x + 1")
+    # The string stripped first swallows TLCSet, which tree-sitter reads after a comment: only
+    # the parsed half of the scan sees it.
+    hidden = spec("Forge", 'Init == x = 0\nNext == x\' = x + 1 /\\ (* " *) TLCSet("exit", TRUE)')
+    assert not TLCSET.search(strip_comments(hidden))
+    parsed = spec_of(clean)
+    assert listing_of(clean, parsed) is parsed.listing
+    assert listing_of(hidden, parsed) is not parsed.listing
+    assert uses_tlcset(hidden) and uses_tlcset(hidden, spec_of(hidden))
+    # Handed the parse of another text, the scan parses the module it is given.
+    assert uses_tlcset(hidden, parsed)
+    run = run_tlc({"Forge": hidden}, "Forge", CFG, [], Limits(wall_seconds=30), spec=parsed)
+    assert run.status == "error" and "TLCSet" in run.note
+    assert any("TLCSet" in r for r in precheck_spec(spec_of(hidden)))
 
 
 def test_early_stop_without_empty_queue_is_not_ok():

@@ -1,20 +1,18 @@
 """One scoring parses the spec once (`tla.parsed.ParsedSpec`), and stores what its types say.
 
 Every tree-sitter parse goes through `evaluation.tla.treesitter.parse`; the first test counts the
-parses of the spec's text during one `score_spec` and who asked for them. Two modules still parse
-the text themselves until they are split into packages (issue 19): the sandbox (its pre-check
-and TLCSet scan of every module it is given) and P4 (`phases/invariants.py`). Their parses are
-counted apart, so the rest of the scorer is held to exactly one.
+parses of the spec's text during one `score_spec`: the pipeline's own, and no other (the phases,
+the P4 package and the sandbox's pre-check and TLCSet scans all read that one parse). A failure
+names who parsed again.
 
 The second test reads the same scoring's details back against `evaluation/details.py`: mypy
-checks the phases that build them, but P4 is not type-checked until its split, and the stored
-JSON is what the site reads.
+checks the code that builds them, but the stored JSON is what the site reads, and a TypedDict
+does not stop an undeclared key at run time.
 """
 
 import traceback
 import types
 import typing
-from collections import Counter
 
 import pytest
 
@@ -25,33 +23,33 @@ from tests.conformance_support import spin, spin_spec, spin_windows
 
 pytestmark = pytest.mark.tla
 
-# Paths of the modules that still parse the text they are given (a module or, after the split,
-# a package of that name).
-NOT_YET_WIRED = ("evaluation/tla/sandbox", "evaluation/phases/invariants")
-
 
 def asker(stack: traceback.StackSummary) -> str:
-    """Which of the modules above calls the parser, or "scorer" for any other."""
-    for frame in stack:
+    """The innermost scorer function that asked for the parse (past the parsing modules)."""
+    parsing = (
+        "evaluation/tla/treesitter.py",
+        "evaluation/tla/splitter.py",
+        "evaluation/tla/parsed",
+    )
+    for frame in reversed(stack[:-1]):
         path = frame.filename.replace("\\", "/")
-        for module in NOT_YET_WIRED:
-            if module in path:
-                return module
-    return "scorer"
+        if "evaluation/" in path and not any(p in path for p in parsing):
+            return f"{path.split('evaluation/', 1)[1]}:{frame.name}"
+    return "elsewhere"
 
 
 @pytest.fixture(scope="module")
 def scoring():
     """One scoring of a spin spec with a wrong post-state (so it has failing windows and
-    counterexamples to store), with the parses of its text by who asked for them."""
+    counterexamples to store), with who asked for each parse of its text."""
     spec = spin_spec("wrong_post_state")
     source = spec.encode()
-    parses: Counter[str] = Counter()
+    parses: list[str] = []
     parse = treesitter.parse
 
     def counting(text: bytes):
         if text == source:
-            parses[asker(traceback.extract_stack())] += 1
+            parses.append(asker(traceback.extract_stack()))
         return parse(text)
 
     with pytest.MonkeyPatch.context() as patch:
@@ -65,10 +63,7 @@ def scoring():
 
 def test_one_scoring_parses_the_spec_once(scoring):
     _report, parses = scoring
-    assert parses["scorer"] == 1, parses
-    # What the two modules above still parse (each phase's pre-check, every TLC run's TLCSet
-    # scan, P4's own listings): they exist and are all that is left.
-    assert set(parses) == {"scorer", *NOT_YET_WIRED}, parses
+    assert parses == ["pipeline.py:score_spec"]
 
 
 def undeclared(value: object, shape: object, where: str) -> list[str]:

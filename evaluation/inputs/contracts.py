@@ -13,10 +13,11 @@ import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 import yaml
 
+from evaluation.details import InvariantKind
 from evaluation.inputs.adapter_check import syntax_problems
 from evaluation.inputs.budgets import BudgetError, Budgets, parse_budgets
 from evaluation.inputs.tlc_cfg import TlcConfig
@@ -26,7 +27,7 @@ from evaluation.tla.snippets import definition_name, expression_parses
 TASKS_DATA_DIR = Path(__file__).resolve().parents[2] / "tasks_data"
 
 KINDS = ("concurrent", "distributed")
-INVARIANT_KINDS = ("safety", "liveness")
+INVARIANT_KINDS: tuple[InvariantKind, ...] = ("safety", "liveness")
 DEADLOCK_POLICIES = ("allowed", "error")
 DEFAULT_EXTENDS = (
     "TLC",
@@ -107,7 +108,7 @@ class TargetAction:
 @dataclass(frozen=True)
 class Invariant:
     name: str
-    kind: str
+    kind: InvariantKind
     definition: str
     template: str
     # Why the definition reads as it does against the template, where that is not obvious.
@@ -117,7 +118,7 @@ class Invariant:
 @dataclass(frozen=True)
 class ExcludedInvariant:
     name: str
-    kind: str
+    kind: InvariantKind
     reason: str
 
 
@@ -313,10 +314,14 @@ def _load_path(path: Path) -> Contract:
     )
 
 
-def _choice(r: _Reader, value: object, where: str, allowed: tuple[str, ...]) -> str:
+_Choice = TypeVar("_Choice", bound=str)
+
+
+def _choice(r: _Reader, value: object, where: str, allowed: tuple[_Choice, ...]) -> _Choice:
     if not isinstance(value, str) or value not in allowed:
         r.fail(where, f"{value!r} is not one of {', '.join(allowed)}")
-    return value
+    # The allowed member equal to `value`: typed as one of the choices (a Literal's member).
+    return allowed[allowed.index(value)]
 
 
 def _position(r: _Reader, value: object) -> int:

@@ -91,7 +91,7 @@ def check_runtime(
         "rule": "BFS, 1 worker, level/state-bounded",
         **settings,
     }
-    refused = sandbox.precheck_spec(spec_text, field(contract, "extends_allowed", None), module)
+    refused = sandbox.precheck_spec(parsed, field(contract, "extends_allowed", None), module)
     if refused or listing.module is None:
         details["error"] = "; ".join(refused) or "no MODULE header"
         return _outcome("error", 0.0, details, [], started)
@@ -113,6 +113,7 @@ def check_runtime(
             _cfg(settings, adapter),
             args,
             limits,
+            spec=parsed,
         )
         runs += 1
         details["tlc_version"], details["runs"], details["flags"] = run.version, runs, run.flags

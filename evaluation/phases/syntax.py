@@ -70,7 +70,7 @@ def _check(
 ) -> PhaseOutcome:
     spec_text, listing = spec.text, spec.listing
     limits = limits_for(contract, "syntax")
-    problems = _whole_module_problems(spec_text, listing, module, contract)
+    problems = _whole_module_problems(spec, module, contract)
     if not problems:
         whole = sandbox.run_sany({module: spec_text}, module, limits)
         details["sany_version"] = whole.version
@@ -123,9 +123,8 @@ def _ended(run: ToolRun, details: SyntaxDetails, started: float) -> PhaseOutcome
     return PhaseOutcome("syntax", status, 0.0, details, duration_seconds=time.monotonic() - started)
 
 
-def _whole_module_problems(
-    text: str, listing: Listing, module: str, contract: ContractLike
-) -> list[str]:
+def _whole_module_problems(spec: ParsedSpec, module: str, contract: ContractLike) -> list[str]:
+    listing = spec.listing
     problems = []
     if listing.module is None:
         problems.append("no `---- MODULE Name ----` header found")
@@ -133,7 +132,7 @@ def _whole_module_problems(
         sandbox.validate_module_name(module)
     except sandbox.SandboxError as exc:
         problems.append(str(exc))
-    problems.extend(sandbox.precheck_spec(text, allowed_modules(contract), listing.module))
+    problems.extend(sandbox.precheck_spec(spec, allowed_modules(contract), listing.module))
     return problems
 
 

@@ -30,6 +30,7 @@ from evaluation.phases.conformance import generator as gen
 from evaluation.phases.conformance.cases import Case, is_full
 from evaluation.phases.conformance.diagnose import read_tagged, same
 from evaluation.phases.conformance.runner import Budget, SetupError, run_module
+from evaluation.tla.parsed import ParsedSpec
 from evaluation.tla.spectext import defines
 from evaluation.tla.tlcvalue import ModelValue, TlaSet, TlcValue, to_json_like
 from evaluation.tla.values import to_tla
@@ -41,19 +42,19 @@ Explored = tuple[tuple[TlcValue, ...], State]
 
 
 def choose(
-    plan: gen.Plan, spec_text: str, cases: list[Case], contract: Contract, budget: Budget
+    plan: gen.Plan, spec: ParsedSpec, cases: list[Case], contract: Contract, budget: Budget
 ) -> tuple[gen.AuxRule, str]:
     """(AuxRule, description) for this spec and these cases."""
     if all(set(gen.pinned_vars(plan, c)) >= set(plan.spec_variables) for c in cases):
         return gen.AuxRule("pinned"), "every spec variable is pinned by the window (rule 1)"
-    if defines(spec_text, "TypeOK"):
+    if defines(spec.text, "TypeOK"):
         return gen.AuxRule("typeok"), "free variables range over the spec's TypeOK (rule 2)"
-    return explored(plan, spec_text, cases, contract, budget, "the spec defines no TypeOK")
+    return explored(plan, spec, cases, contract, budget, "the spec defines no TypeOK")
 
 
 def explored(
     plan: gen.Plan,
-    spec_text: str,
+    spec: ParsedSpec,
     cases: list[Case],
     contract: Contract,
     budget: Budget,
@@ -62,7 +63,7 @@ def explored(
     """Rule 3 for these cases; `why` says why rules 1 and 2 did not apply."""
     depth = int(contract.budget("conformance", "depth"))
     cap = int(contract.budget("conformance", "max_states"))
-    states = explore(plan, spec_text, depth, cap, budget)
+    states = explore(plan, spec, depth, cap, budget)
     per_case: list[list[int]] = []
     fallback, unmatched = 0, []
     for ci, case in enumerate(cases):
@@ -87,7 +88,9 @@ def explored(
     return rule, text
 
 
-def explore(plan: gen.Plan, spec_text: str, depth: int, cap: int, budget: Budget) -> list[Explored]:
+def explore(
+    plan: gen.Plan, spec: ParsedSpec, depth: int, cap: int, budget: Budget
+) -> list[Explored]:
     """Distinct (spec-variable values, schema projection) of the states within `depth` steps."""
     m = gen.n(plan, "n")
     steps = ", ".join(str(k) for k in range(2, depth + 2))
@@ -108,7 +111,7 @@ def explore(plan: gen.Plan, spec_text: str, depth: int, cap: int, budget: Budget
             "====",
         ]
     )
-    run = run_module(plan, spec_text, module + "\n", budget)
+    run = run_module(plan, spec, module + "\n", budget)
     if run.status not in ("ok",):
         raise SetupError(f"exploring the spec for auxiliary state failed: {run.note}", run.messages)
     out: list[Explored] = []

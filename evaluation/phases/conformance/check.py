@@ -136,26 +136,26 @@ def _check(
     try:
         everything = cases + negatives
         aux, aux_text = (
-            auxstate.choose(plan, spec_text, everything, contract, budget)
+            auxstate.choose(plan, spec, everything, contract, budget)
             if cases
             else (gen.AuxRule("pinned"), "no checkable windows")
         )
         try:
-            results = check_cases(plan, spec_text, everything, actions, aux, budget)
+            results = check_cases(plan, spec, everything, actions, aux, budget)
         except AuxRuleError as exc:
             why = "TLC cannot enumerate the spec's TypeOK (" + str(exc).splitlines()[0] + ")"
-            aux, aux_text = auxstate.explored(plan, spec_text, everything, contract, budget, why)
-            results = check_cases(plan, spec_text, everything, actions, aux, budget)
+            aux, aux_text = auxstate.explored(plan, spec, everything, contract, budget, why)
+            results = check_cases(plan, spec, everything, actions, aux, budget)
     except SetupError as exc:
         assumed = assumptions.explain(
-            exc.messages, spec_text, dict(contract.constants), dict(adapter.constants)
+            exc.messages, spec, dict(contract.constants), dict(adapter.constants)
         )
         if assumed:
             return _phase_error(f"{assumed} (TLC: {exc})")
         return _phase_error(_explain(str(exc), adapter, actions))
     real, neg = results[: len(cases)], results[len(cases) :]
     failing = [i for i, r in enumerate(real) if r.verdict == "fail"]
-    closest, pre_diffs = _diagnose(plan, spec_text, cases, failing, actions, aux, budget)
+    closest, pre_diffs = _diagnose(plan, spec, cases, failing, actions, aux, budget)
     window_outcomes = _windows(
         windows, reasons, cases, real, closest, _undecidable(plan, cases, real, aux), pre_diffs
     )
@@ -245,7 +245,7 @@ def _explain(problem: str, adapter: Adapter, actions: list[str]) -> str:
 
 def _diagnose(
     plan: gen.Plan,
-    spec_text: str,
+    spec: ParsedSpec,
     cases: list[Case],
     failing: list[int],
     actions: list[str],
@@ -264,7 +264,7 @@ def _diagnose(
     viewed: dict[int, State] = {}
     pre: dict[int, list[Difference]] = {}
     chosen = [cases[i] for i in failing]
-    found = diagnose.successors(plan, spec_text, chosen, actions, sub, budget, viewed, pre)
+    found = diagnose.successors(plan, spec, chosen, actions, sub, budget, viewed, pre)
     if found is None:
         return {}, {}
     closest = {

@@ -16,6 +16,7 @@ from evaluation.details import Difference, Successor
 from evaluation.phases.conformance import generator as gen
 from evaluation.phases.conformance.cases import Case
 from evaluation.phases.conformance.runner import Budget, run_module
+from evaluation.tla.parsed import ParsedSpec
 from evaluation.tla.tlcvalue import TlcValueError, _Parser, to_json_like
 from evaluation.windows.window import State
 
@@ -82,7 +83,7 @@ def read_tagged(output: str, nonce: str, tag: str) -> list[tuple[Any, ...]]:
 
 def successors(
     plan: gen.Plan,
-    spec_text: str,
+    spec: ParsedSpec,
     cases: list[Case],
     actions: list[str],
     aux: gen.AuxRule,
@@ -97,7 +98,7 @@ def successors(
     if not cases or budget.remaining() <= 2:
         return None
     module = gen.build_module(plan, cases, actions, aux, diagnose=True)
-    run = run_module(plan, spec_text, module, budget)
+    run = run_module(plan, spec, module, budget)
     if run.status != "ok":
         return None
     out: dict[int, list[State]] = {k: [] for k in range(len(cases))}

@@ -25,6 +25,7 @@ from evaluation.results import WindowVerdict
 from evaluation.tla import messages as tlcmsg
 from evaluation.tla.codes import EC, MP, SETUP_EXITS, TLC_2200S
 from evaluation.tla.layout import spec_first
+from evaluation.tla.parsed import ParsedSpec
 from evaluation.tla.sandbox.calls import run_tlc
 from evaluation.tla.sandbox.limits import Limits, ToolRun
 
@@ -74,7 +75,8 @@ class Budget:
         return self.deadline - time.monotonic()
 
 
-def run_module(plan: gen.Plan, spec_text: str, module: str, budget: Budget) -> ToolRun:
+def run_module(plan: gen.Plan, spec: ParsedSpec, module: str, budget: Budget) -> ToolRun:
+    """`module` beside the spec, in one TLC run (`spec` spares the sandbox a parse of its text)."""
     budget.runs += 1
     wall = max(1.0, budget.remaining())
     limits = Limits(
@@ -84,11 +86,17 @@ def run_module(plan: gen.Plan, spec_text: str, module: str, budget: Budget) -> T
         scratch_mb=budget.scratch_mb,
     )
     modules = {
-        plan.spec_module: spec_text,
+        plan.spec_module: spec.text,
         **spec_first(gen.module_name(plan), plan.spec_module, module),
     }
     return run_tlc(
-        modules, gen.module_name(plan), gen.build_cfg(plan), TLC_ARGS, limits, seed=budget.seed
+        modules,
+        gen.module_name(plan),
+        gen.build_cfg(plan),
+        TLC_ARGS,
+        limits,
+        seed=budget.seed,
+        spec=spec,
     )
 
 
@@ -160,7 +168,7 @@ def tagged(output: str, nonce: str, tag: str) -> list[int]:
 
 def check_cases(
     plan: gen.Plan,
-    spec_text: str,
+    spec: ParsedSpec,
     cases: list[Case],
     actions: list[str],
     aux: gen.AuxRule,
@@ -182,7 +190,7 @@ def check_cases(
             continue
         sub_aux = _sub_aux(aux, chunk)
         module = gen.build_module(plan, [cases[i] for i in chunk], actions, sub_aux)
-        run = run_module(plan, spec_text, module, budget)
+        run = run_module(plan, spec, module, budget)
         queue[:0] = _absorb(run, plan, chunk, results, budget, aux.kind)
     return [r or CaseResult("error", "not evaluated") for r in results]
 

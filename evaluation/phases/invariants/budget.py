@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from evaluation.details import InvariantRun
 from evaluation.tla.sandbox.limits import Limits, ToolRun
 
 
@@ -19,7 +20,7 @@ class Budget:
     heap_mb: int
     scratch_mb: int
     min_states: int
-    runs: list[dict] = field(default_factory=list)
+    runs: list[InvariantRun] = field(default_factory=list)
     # Set when TLC rejects the modules or cfg themselves: every run would fail the same way.
     fatal: str = ""
 

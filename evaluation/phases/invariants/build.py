@@ -9,6 +9,7 @@ prefix is derived from the spec text and checked not to occur in it.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from evaluation.inputs import adapter_text
@@ -16,8 +17,8 @@ from evaluation.inputs.contracts import Adapter, Contract
 from evaluation.phases.fairness import Fairness, spec_fairness
 from evaluation.phases.runtime import bound_definition
 from evaluation.tla.layout import spec_first
+from evaluation.tla.parsed import ParsedSpec, spec_of
 from evaluation.tla.sandbox.calls import deterministic_args
-from evaluation.tla.splitter import list_module
 
 # The modules a contract invariant may use; kept to standard modules so a contract module never
 # depends on what the spec EXTENDS.
@@ -32,21 +33,7 @@ def tlc_flags(contract: Contract) -> list[str]:
     flags: list[str] = []
     if contract.deadlock == "allowed":
         flags.append("-deadlock")  # in TLC this flag *disables* deadlock checking
-    return deterministic_args(flags, contract.budget("invariant", "seed"))
-
-
-# The spec's own top-level names come from the shared tree-sitter splitter: a parser, not a line
-# regex.
-@dataclass(frozen=True)
-class SpecNames:
-    definitions: frozenset[str]
-    constants: frozenset[str]
-
-
-def spec_names(spec_text: str) -> SpecNames:
-    """Top-level definition names and declared CONSTANTS of the spec's root module."""
-    listing = list_module(spec_text)
-    return SpecNames(frozenset(d.name for d in listing.definitions), frozenset(listing.constants))
+    return deterministic_args(flags, int(contract.budget("invariant", "seed")))
 
 
 def name_prefix(spec_text: str) -> str:
@@ -69,20 +56,22 @@ class CheckModules:
     fairness: Fairness
     has_spec: bool
     flags: list[str]
+    # The spec as parsed once: the text in `modules`, the TLCSet scan of every run and what a
+    # false ASSUME is explained with (with the contract's pinned constants and the adapter's).
+    spec: ParsedSpec
     init: str = INIT
     next: str = NEXT
     variables: tuple[str, ...] = ()
-    # What a false ASSUME is explained with: the spec, the contract's pinned constants and the
-    # adapter's.
-    spec_text: str = ""
     spec_module: str = ""
-    pinned: dict = field(default_factory=dict)
-    given: dict = field(default_factory=dict)
+    pinned: dict[str, str] = field(default_factory=dict)
+    given: dict[str, str] = field(default_factory=dict)
 
     def check_name(self, invariant: str) -> str:
         return f"{self.prefix}_{invariant}"
 
-    def cfg(self, invariants: list[str] = (), properties: list[str] = (), live=False) -> str:
+    def cfg(
+        self, invariants: Sequence[str] = (), properties: Sequence[str] = (), live: bool = False
+    ) -> str:
         r"""Safety runs explore P2's region: INIT/NEXT under P2's bound. Liveness runs take
         Init /\ [][Next]_vars /\ the spec's fairness, unbounded (a bound would cut behaviours
         short and make them look like they stop)."""
@@ -96,17 +85,18 @@ class CheckModules:
         return "\n".join(line for line in lines if line) + "\n"
 
 
-def build_modules(spec_text: str, contract: Contract, adapter: Adapter) -> CheckModules:
+def build_modules(spec: str | ParsedSpec, contract: Contract, adapter: Adapter) -> CheckModules:
+    parsed = spec_of(spec)
+    spec_text = parsed.text
     prefix = name_prefix(spec_text)
-    names = spec_names(spec_text)
     contract_module = f"{prefix}Contract"
     root = f"{prefix}Check"
-    spec_module = list_module(spec_text).module or contract.module
+    spec_module = parsed.module or contract.module
     init, nxt = adapter_text.behaviour(adapter, spec_text)
     # Fairness is read from the formula the submitter names (cfg SPECIFICATION), else `Spec`.
-    spec_name = adapter_text.specification(adapter, set(names.definitions)) or "Spec"
-    fairness = spec_fairness(spec_text, init, nxt, spec_name)
-    behaviour = _behaviour_text(prefix, spec_text, contract, fairness, init, nxt)
+    spec_name = adapter_text.specification(adapter, set(parsed.defined)) or "Spec"
+    fairness = spec_fairness(parsed, init, nxt, spec_name)
+    behaviour = _behaviour_text(prefix, parsed.variables, contract, fairness, init, nxt)
     check_text = _check_module_text(
         root, prefix, contract_module, contract, adapter, spec_module, behaviour
     )
@@ -119,14 +109,14 @@ def build_modules(spec_text: str, contract: Contract, adapter: Adapter) -> Check
         prefix=prefix,
         modules=modules,
         root=root,
-        constants_cfg=_constants_cfg(prefix, names, contract, adapter),
+        constants_cfg=_constants_cfg(prefix, parsed.constants, contract, adapter),
         fairness=fairness,
-        has_spec=spec_name in names.definitions,
+        has_spec=spec_name in parsed.defined,
         flags=tlc_flags(contract),
+        spec=parsed,
         init=init,
         next=nxt,
-        variables=tuple(list_module(spec_text).variables),
-        spec_text=spec_text,
+        variables=tuple(parsed.variables),
         spec_module=spec_module,
         pinned=dict(contract.constants),
         given=dict(adapter.constants),
@@ -134,15 +124,19 @@ def build_modules(spec_text: str, contract: Contract, adapter: Adapter) -> Check
 
 
 def _behaviour_text(
-    prefix: str, spec_text: str, contract: Contract, fairness: Fairness, init: str, nxt: str
-) -> list:
+    prefix: str,
+    variables: Sequence[str],
+    contract: Contract,
+    fairness: Fairness,
+    init: str,
+    nxt: str,
+) -> list[str]:
     """The bound P2 explores within, the spec's variables, and the liveness behaviour."""
-    variables = list_module(spec_text).variables
     lines = [
         bound_definition(
             f"{prefix}Bound",
-            contract.budget("runtime", "depth"),
-            contract.budget("runtime", "max_states"),
+            int(contract.budget("runtime", "depth")),
+            int(contract.budget("runtime", "max_states")),
         ),
         f"{prefix}Vars == <<{', '.join(variables)}>>",
     ]
@@ -166,7 +160,13 @@ def contract_module_text(name: str, contract: Contract) -> str:
 
 
 def _check_module_text(
-    name, prefix, contract_module, contract: Contract, adapter, spec_module: str, behaviour
+    name: str,
+    prefix: str,
+    contract_module: str,
+    contract: Contract,
+    adapter: Adapter,
+    spec_module: str,
+    behaviour: list[str],
 ) -> str:
     # TLC and Naturals for the bound (TLCGet, <), as in P2's wrapper.
     parts = [f"---- MODULE {name} ----", f"EXTENDS {spec_module}, TLC, Naturals"]
@@ -191,14 +191,16 @@ def _check_module_text(
     return "\n".join(parts) + "\n"
 
 
-def _constants_cfg(prefix, names: SpecNames, contract: Contract, adapter: Adapter) -> str:
+def _constants_cfg(
+    prefix: str, declared: Collection[str], contract: Contract, adapter: Adapter
+) -> str:
     # Only constants the spec declares can be assigned; an undeclared one stays out of the cfg
     # (TLC would reject it), and a declared one with no value is reported by TLC as an error.
     values = {**contract.constants, **adapter.constants}
     lines = [
         f"CONSTANT {c} <- {prefix}{'S' if c in contract.constants else 'K'}_{c}"
         for c in values
-        if c in names.constants
+        if c in declared
     ]
     lines += adapter_text.model_value_cfg(adapter)
     return "\n".join(lines)

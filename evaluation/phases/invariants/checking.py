@@ -3,8 +3,12 @@ verdicts, then each left undecided alone."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+from evaluation.details import InvariantKind
 from evaluation.inputs.contracts import Contract
 from evaluation.phases.invariants.budget import Budget
+from evaluation.phases.invariants.build import CheckModules
 from evaluation.phases.invariants.lasso import replay_lasso
 from evaluation.phases.invariants.levels import ACTION, ACTION_LEVEL_REASON, INVARIANT, PROPERTY
 from evaluation.phases.invariants.verdicts import (
@@ -23,7 +27,13 @@ from evaluation.tla.sandbox.calls import run_tlc
 from evaluation.tla.sandbox.limits import Limits, ToolRun
 
 
-def check_all(check, contract: Contract, modes: dict, live: set, budget: Budget) -> dict:
+def check_all(
+    check: CheckModules,
+    contract: Contract,
+    modes: Mapping[str, str],
+    live: set[str],
+    budget: Budget,
+) -> dict[str, InvariantOutcome]:
     kinds = {inv.name: inv.kind for inv in contract.invariants}
     verdicts = {
         name: InvariantOutcome(name, kinds[name], "error", ACTION_LEVEL_REASON)
@@ -42,7 +52,14 @@ def check_all(check, contract: Contract, modes: dict, live: set, budget: Budget)
     return verdicts
 
 
-def _check_together(check, kinds, modes, names: list[str], live: bool, budget: Budget) -> dict:
+def _check_together(
+    check: CheckModules,
+    kinds: Mapping[str, InvariantKind],
+    modes: Mapping[str, str],
+    names: list[str],
+    live: bool,
+    budget: Budget,
+) -> dict[str, InvariantOutcome]:
     """Invariants in one TLC run while that still separates the verdicts.
 
     - A clean run (every state explored, no error) means each invariant in it holds (or, when
@@ -65,9 +82,10 @@ def _check_together(check, kinds, modes, names: list[str], live: bool, budget: B
         invariants = [n for n in remaining if modes[n] == INVARIANT]
         properties = [n for n in remaining if modes[n] == PROPERTY]
         cfg = check.cfg(invariants=invariants, properties=properties, live=live)
-        run = _run(check, cfg, budget.joint(), budget, f"together: {', '.join(remaining)}")
-        if run is None:
+        limits = budget.joint()
+        if limits is None:
             break
+        run = _run(check, cfg, limits, budget, f"together: {', '.join(remaining)}")
         if completed_without_error(run):
             vacuous = vacuity(run, budget.min_states)
             for name in remaining:
@@ -96,7 +114,7 @@ def _check_together(check, kinds, modes, names: list[str], live: bool, budget: B
 
 
 def _check_one(
-    check, name: str, kind: str, mode: str, live: bool, budget: Budget
+    check: CheckModules, name: str, kind: InvariantKind, mode: str, live: bool, budget: Budget
 ) -> InvariantOutcome:
     if budget.fatal:
         return InvariantOutcome(name, kind, "error", budget.fatal)
@@ -111,12 +129,10 @@ def _check_one(
     return verdict_from_run(name, kind, run, budget.per_invariant, mode, budget.min_states)
 
 
-def _run(check, cfg: str, limits: Limits | None, budget: Budget, label: str) -> ToolRun | None:
-    if limits is None:
-        return None
-    run = run_tlc(check.modules, check.root, cfg, check.flags, limits)
+def _run(check: CheckModules, cfg: str, limits: Limits, budget: Budget, label: str) -> ToolRun:
+    run = run_tlc(check.modules, check.root, cfg, check.flags, limits, spec=check.spec)
     budget.record(label, run)
-    assumed = assumptions.explain(run.messages, check.spec_text, check.pinned, check.given)
+    assumed = assumptions.explain(run.messages, check.spec, check.pinned, check.given)
     if assumed:
         budget.fatal = f"TLC could not check it: {assumed} (TLC: {error_text(run)})"
     elif msg.first(run.messages, EC.TLC_PARSING_FAILED) is not None or run.exit_code in SETUP_EXITS:

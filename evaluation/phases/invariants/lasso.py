@@ -6,11 +6,15 @@ spec's fairness conjoined: a property it violates is violated by a fair behaviou
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+from evaluation.details import CounterexampleState, InvariantKind
 from evaluation.phases.invariants.budget import Budget
 from evaluation.phases.invariants.build import CheckModules
 from evaluation.phases.invariants.levels import PROPERTY
 from evaluation.phases.invariants.trace import parse_trace
 from evaluation.phases.invariants.verdicts import temporal_violation, verdict_from_run
+from evaluation.results import InvariantOutcome
 from evaluation.tla.layout import spec_first
 from evaluation.tla.sandbox.calls import run_tlc
 from evaluation.tla.sandbox.limits import ToolRun
@@ -20,8 +24,12 @@ LASSO_REPLAY_SECONDS = 60
 
 
 def replay_lasso(
-    check: CheckModules, kinds, properties: list[str], run: ToolRun, budget: Budget
-) -> dict:
+    check: CheckModules,
+    kinds: Mapping[str, InvariantKind],
+    properties: list[str],
+    run: ToolRun,
+    budget: Budget,
+) -> dict[str, InvariantOutcome]:
     """Which properties of a joint liveness run its counterexample violates, each asked of TLC
     alone on a spec whose only behaviour is that lasso (`lasso_module`). A few seconds each,
     instead of a fresh exploration per property; a property the lasso does not violate, or any
@@ -34,7 +42,7 @@ def replay_lasso(
     modules = {**check.modules, **spec_first(root, check.spec_module, module)}
     # Our trace spec stops at the end of a stuttering lasso: that is no deadlock of the spec.
     flags = check.flags if "-deadlock" in check.flags else ["-deadlock", *check.flags]
-    verdicts = {}
+    verdicts: dict[str, InvariantOutcome] = {}
     for name in properties:
         limits = budget.joint()
         if limits is None:
@@ -45,7 +53,7 @@ def replay_lasso(
         cfg = check.cfg(properties=[name], live=True).replace(
             f"SPECIFICATION {check.prefix}Live", f"SPECIFICATION {check.prefix}LSpec"
         )
-        replay = run_tlc(modules, root, cfg, flags, limits)
+        replay = run_tlc(modules, root, cfg, flags, limits, spec=check.spec)
         budget.record(f"replay of the joint counterexample: {name}", replay)
         if temporal_violation(replay):
             outcome = verdict_from_run(name, kinds[name], run, budget.per_invariant, PROPERTY)
@@ -57,7 +65,7 @@ def replay_lasso(
     return verdicts
 
 
-def lasso_module(check: CheckModules, trace: list[dict]) -> str | None:
+def lasso_module(check: CheckModules, trace: list[CounterexampleState]) -> str | None:
     """A module whose only behaviour is the lasso TLC printed, or None when the trace is not a
     complete lasso over the spec's variables.
 
@@ -66,9 +74,11 @@ def lasso_module(check: CheckModules, trace: list[dict]) -> str | None:
     of the spec itself, whatever the printed values were: a value that does not read back the
     same leaves no behaviour, and a property is then never found violated here."""
     states = [s for s in trace if "vars" in s]
-    end = trace[-1] if trace else {}
     variables = list(check.variables)
-    if not states or not variables or not (end.get("stuttering") or end.get("back_to")):
+    if not states or not variables:
+        return None
+    end = trace[-1]
+    if not (end.get("stuttering") or end.get("back_to")):
         return None
     if any(set(s["vars"]) != set(variables) for s in states):
         return None
@@ -80,8 +90,8 @@ def lasso_module(check: CheckModules, trace: list[dict]) -> str | None:
     if end.get("stuttering"):
         step = [f"{at} < {n}", f"{at}' = {at} + 1"]
     else:
-        back = end["back_to"]
-        if not 1 <= back <= n:
+        back = end.get("back_to")
+        if back is None or not 1 <= back <= n:
             return None
         step = [f"{at}' = IF {at} < {n} THEN {at} + 1 ELSE {back}"]
     pick = [f"{v}' = {p}Trace[{at}'][{i}]" for i, v in enumerate(variables, 1)]

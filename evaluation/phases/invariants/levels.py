@@ -59,12 +59,13 @@ def _probe_levels(contract_text: str, names: tuple[str, ...]) -> dict[str, str] 
     return levels
 
 
-def _ask_levels(contract_text: str, names: tuple[str, ...]) -> tuple[bool, dict | None]:
+def _ask_levels(contract_text: str, names: tuple[str, ...]) -> tuple[bool, dict[str, str] | None]:
     """(SANY answered, levels); levels None when SANY's answer does not give them."""
     prefix = name_prefix(contract_text)
     probe = f"{prefix}Probe"
     lines = [f"---- MODULE {probe} ----", "EXTENDS SMBLevels"]
-    state_line, action_line = {}, {}
+    state_line: dict[int, str] = {}
+    action_line: dict[int, str] = {}
     for name in names:
         state_line[len(lines) + 1] = name
         lines.append(f"{prefix}S_{name} == ({name})'")
@@ -80,7 +81,7 @@ def _ask_levels(contract_text: str, names: tuple[str, ...]) -> tuple[bool, dict 
     failed = _level_error_lines(run.output, probe)
     if not failed or not failed <= state_line.keys() | action_line.keys():
         return True, None  # the contract module itself is wrong (or SANY said something else)
-    modes = {}
+    modes: dict[str, str] = {}
     for line, name in state_line.items():
         if line not in failed:
             modes[name] = INVARIANT

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import time
 
+from evaluation.details import ExcludedInvariant, InvariantDetails
 from evaluation.inputs.adapter_check import identifiers, invented_variables
 from evaluation.inputs.contracts import Adapter, Contract
 from evaluation.phases.invariants.budget import Budget
 from evaluation.phases.invariants.build import build_modules, tlc_flags
 from evaluation.phases.invariants.checking import check_all
 from evaluation.phases.invariants.levels import PROPERTY, check_modes
-from evaluation.results import InvariantOutcome, PhaseOutcome
+from evaluation.results import InvariantOutcome, PhaseOutcome, PhaseStatus
+from evaluation.tla.parsed import ParsedSpec, spec_of
 
 # How the reason of an invariant over invented state begins (the run page marks those rows).
 NOT_MODELLED = "not modelled by the spec"
@@ -24,18 +26,19 @@ NO_SPEC_NOTE = (
 
 
 def check_invariants(
-    spec_text: str, contract: Contract, adapter: Adapter | None = None
+    spec: str | ParsedSpec, contract: Contract, adapter: Adapter | None = None
 ) -> PhaseOutcome:
     started = time.monotonic()
     adapter = adapter or Adapter.identity_for(contract)
-    excluded = [
+    excluded: list[ExcludedInvariant] = [
         {"name": e.name, "kind": e.kind, "reason": e.reason} for e in contract.excluded_invariants
     ]
-    details = {"excluded": excluded, "tlc_flags": tlc_flags(contract)}
+    details: InvariantDetails = {"excluded": excluded, "tlc_flags": tlc_flags(contract)}
     if not contract.invariants:
         details["reason"] = "the task contract defines no checkable invariants"
         return PhaseOutcome("invariant", "n/a", None, details)
-    check = build_modules(spec_text, contract, adapter)
+    parsed = spec_of(spec)
+    check = build_modules(parsed, contract, adapter)
     budget = Budget(
         joint_deadline=started + float(contract.budget("invariant", "wall_seconds")),
         per_invariant=float(contract.budget("invariant", "per_invariant_seconds")),
@@ -47,7 +50,7 @@ def check_invariants(
     live = _live_names(contract, modes)
     verdicts = check_all(check, contract, modes, live, budget)
     outcomes = [verdicts[inv.name] for inv in contract.invariants]
-    _not_modelled(outcomes, contract, adapter, spec_text, details)
+    _not_modelled(outcomes, contract, adapter, parsed, details)
     note = "" if check.fairness.conjuncts else NO_FAIRNESS_NOTE if check.has_spec else NO_SPEC_NOTE
     for outcome in outcomes:
         if note and outcome.name in live:
@@ -80,10 +83,16 @@ def check_invariants(
     )
 
 
-def _not_modelled(outcomes, contract, adapter, spec_text, details) -> None:
+def _not_modelled(
+    outcomes: list[InvariantOutcome],
+    contract: Contract,
+    adapter: Adapter,
+    spec: ParsedSpec,
+    details: InvariantDetails,
+) -> None:
     """An invariant reading a schema variable the adapter maps to an expression over no spec
     variable cannot pass: that state is the adapter's invention, not the spec's."""
-    invented = invented_variables(adapter, spec_text, list(contract.schema))
+    invented = invented_variables(adapter, spec, list(contract.schema))
     if not invented:
         return
     details["not_modelled"] = invented
@@ -108,7 +117,7 @@ def _live_names(contract: Contract, modes: dict[str, str]) -> set[str]:
     }
 
 
-def _phase_status(outcomes: list[InvariantOutcome]) -> str:
+def _phase_status(outcomes: list[InvariantOutcome]) -> PhaseStatus:
     verdicts = {o.verdict for o in outcomes}
     if verdicts & {"holds", "violated"}:
         return "ran"

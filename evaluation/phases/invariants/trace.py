@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from evaluation.details import CounterexampleState
 from evaluation.tla import messages as msg
 from evaluation.tla.codes import EC
 
@@ -11,7 +12,7 @@ _STATE_HEAD = re.compile(r"^(\d+):\s*(.*)$")
 _VAR_LINE = re.compile(r"^(?:/\\\s+)?([A-Za-z_][A-Za-z0-9_]*)\s+=\s?(.*)$")
 
 
-def parse_trace(messages: list[msg.Message]) -> list[dict]:
+def parse_trace(messages: list[msg.Message]) -> list[CounterexampleState]:
     """TLC's error trace as states `{step, action, vars: {var: value text}}`.
 
     A lasso ends with `{step, action, back_to: k}` (TLC_BACK_TO_STATE: the behaviour loops back
@@ -26,7 +27,7 @@ def parse_trace(messages: list[msg.Message]) -> list[dict]:
         ),
         default=-1,
     )
-    states = []
+    states: list[CounterexampleState] = []
     for message in messages[start + 1 :]:
         if message.code == EC.TLC_STATE_PRINT2:
             states.append(_parse_state(message.text))
@@ -46,7 +47,7 @@ def parse_trace(messages: list[msg.Message]) -> list[dict]:
     return states
 
 
-def _parse_state(text: str) -> dict:
+def _parse_state(text: str) -> CounterexampleState:
     lines = text.strip().splitlines()
     head = _STATE_HEAD.match(lines[0]) if lines else None
     step = int(head.group(1)) if head else 0

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from evaluation.details import InvariantKind
 from evaluation.phases.invariants.build import CheckModules
 from evaluation.phases.invariants.levels import INVARIANT, PROPERTY
 from evaluation.phases.invariants.trace import parse_trace
@@ -69,7 +70,7 @@ def vacuity(run: ToolRun, min_states: int) -> str:
 
 def verdict_from_run(
     name: str,
-    kind: str,
+    kind: InvariantKind,
     run: ToolRun,
     budget: float,
     mode: str | None = None,

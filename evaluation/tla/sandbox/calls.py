@@ -6,6 +6,7 @@ import re
 
 from evaluation.tla import messages as msg
 from evaluation.tla.codes import EC
+from evaluation.tla.parsed import ParsedSpec
 from evaluation.tla.sandbox.cds import cds_flags
 from evaluation.tla.sandbox.jvm import jvm_flags
 from evaluation.tla.sandbox.limits import Limits, SandboxError, ToolRun
@@ -57,13 +58,16 @@ def run_tlc(
     limits: Limits | None = None,
     *,
     seed: int | None = None,
+    spec: ParsedSpec | None = None,
 ) -> ToolRun:
     """TLC in tool mode on `root` with `cfg`, always with a fixed `-seed` and `-fp`
     (`deterministic_args`).
 
     status ok requires exit 0 and, for a model check (not `-simulate`), the final TLC_STATS
     message saying 0 states were left on the queue: an early stop is never a pass. Modules that
-    use `TLCSet` are refused outright (`TLCSet("exit", TRUE)` forges "No error has been found").
+    use `TLCSet` are refused outright (`TLCSet("exit", TRUE)` forges "No error has been found"):
+    every module is scanned, and `spec` (the spec among them, as the pipeline parsed it) only
+    spares the parse of a module whose text is exactly its text (`precheck.listing_of`).
     """
     limits = limits or Limits()
     extra_args = list(extra_args or [])
@@ -71,7 +75,7 @@ def run_tlc(
     if reserved:
         raise SandboxError(f"reserved TLC argument(s) {sorted(reserved)}")
     extra_args = deterministic_args(extra_args, seed)
-    forging = sorted(name for name, text in modules.items() if uses_tlcset(text))
+    forging = sorted(name for name, text in modules.items() if uses_tlcset(text, spec))
     if forging:
         return ToolRun("tlc", "error", None, [], "", 0.0, "", f"refused: TLCSet used in {forging}")
     fixed = ["-tool", "-workers", "1", "-metadir", METADIR, "-config", f"{root}.cfg"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
+from typing import IO
 
 from evaluation.tla.codes import EC
 
@@ -48,7 +49,7 @@ class Capture:
         return b"".join(self.head + marker + list(self.tail)).decode("utf-8", "replace")
 
 
-def pump(stream, capture: Capture) -> None:
+def pump(stream: IO[bytes], capture: Capture) -> None:
     for line in iter(lambda: stream.readline(65536), b""):
         capture.feed(line)
     stream.close()

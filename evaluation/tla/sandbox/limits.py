@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 from evaluation.tla.messages import Message
+
+# ok: the tool ran to its end and said so; error: it ended reporting an error (or the request was
+# refused); timeout: a time limit killed it; crashed: it never ran or ended abnormally.
+ToolStatus = Literal["ok", "error", "timeout", "crashed"]
 
 
 class SandboxError(ValueError):
@@ -22,8 +27,8 @@ class Limits:
 
 @dataclass
 class ToolRun:
-    tool: str
-    status: str
+    tool: Literal["sany", "tlc"]
+    status: ToolStatus
     exit_code: int | None
     messages: list[Message]
     output: str

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
-from evaluation.tla.splitter import list_module
+from evaluation.tla.parsed import ParsedSpec, spec_of
+from evaluation.tla.splitter import Listing, list_module
 
 STANDARD_MODULES = frozenset(
     {
@@ -39,20 +41,36 @@ def strip_comments(text: str) -> str:
     return _COMMENT.sub(" ", _STRING.sub('""', text))
 
 
-def uses_tlcset(text: str) -> bool:
+def listing_of(text: str, parsed: ParsedSpec | None) -> Listing:
+    """The listing of exactly `text`: `parsed`'s when it is the parse of this very text (the
+    pipeline's spec, parsed once), a new parse otherwise. The texts are compared, never assumed:
+    a module TLC is given that differs by one character from the parsed spec is parsed itself."""
+    if parsed is not None and parsed.text == text:
+        return parsed.listing
+    return list_module(text)
+
+
+def uses_tlcset(text: str, parsed: ParsedSpec | None = None) -> bool:
     """TLCSet anywhere, found both by token search and as a parsed identifier (tree-sitter), so
-    neither a quoting trick that fools the comment stripper nor odd spacing hides it."""
+    neither a quoting trick that fools the comment stripper nor odd spacing hides it. `parsed`
+    saves the parse when it is the parse of `text` (`listing_of`)."""
     if TLCSET.search(strip_comments(text)):
         return True
-    return "TLCSet" in list_module(text).identifiers
+    return "TLCSet" in listing_of(text, parsed).identifiers
 
 
-def precheck_spec(text: str, extends_allowed=None, module: str | None = None) -> list[str]:
+def precheck_spec(
+    spec: str | ParsedSpec,
+    extends_allowed: Collection[str] | None = None,
+    module: str | None = None,
+) -> list[str]:
     """Reasons to refuse a spec before any tool runs: forbidden modules and `TLCSet`.
 
+    `spec` is the text to check, or its parse (`ParsedSpec`: its text and listing are read).
     `module` is the spec's own module name (a self-INSTANCE is not foreign)."""
     allowed = set(extends_allowed or DEFAULT_ALLOWED)
-    listing = list_module(text)
+    parsed = spec_of(spec)
+    text, listing = parsed.text, parsed.listing
     reasons = []
     for name in dict.fromkeys(listing.extends + listing.instances):
         if name == module or name in allowed:

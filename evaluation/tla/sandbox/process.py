@@ -115,8 +115,10 @@ def execute(argv: list[str], run_dir: Path, limits: Limits) -> RawRun:
     capture = Capture()
     reader = threading.Thread(target=pump, args=(proc.stdout, capture), daemon=True)
     reader.start()
+    # The cap is the tmpfs size when the run got namespaces (decided once, by `wrap`).
+    watch_scratch = argv[0] != "unshare"
     try:
-        killed_for = watch(proc, run_dir, limits, start)
+        killed_for = watch(proc, run_dir, limits, start, watch_scratch)
         proc.wait()
     finally:
         # Every exit path, including an exception raised in the poll loop (a job timeout's
@@ -129,10 +131,11 @@ def execute(argv: list[str], run_dir: Path, limits: Limits) -> RawRun:
     )
 
 
-def watch(proc: subprocess.Popen, run_dir: Path, limits: Limits, start: float) -> str:
-    """Poll until the tool ends or a limit is hit; returns what it was killed for ("" if none)."""
-    # The cap is the tmpfs size when the run got namespaces (decided once, by `wrap`).
-    watch_scratch = proc.args[0] != "unshare"
+def watch(
+    proc: subprocess.Popen[bytes], run_dir: Path, limits: Limits, start: float, watch_scratch: bool
+) -> str:
+    """Poll until the tool ends or a limit is hit; returns what it was killed for ("" if none).
+    `watch_scratch`: scratch is a plain directory, whose size only this loop caps."""
     cap_bytes = int(limits.scratch_mb) * 1024 * 1024
     deadline = start + float(limits.wall_seconds)
     while proc.poll() is None:
@@ -162,7 +165,7 @@ def dir_size(path: Path) -> int:
     return total
 
 
-def kill_group(proc: subprocess.Popen) -> None:
+def kill_group(proc: subprocess.Popen[bytes]) -> None:
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except ProcessLookupError:

@@ -12,7 +12,7 @@ import signal
 from evaluation.tla import messages as msg
 from evaluation.tla.codes import EC
 from evaluation.tla.messages import Message
-from evaluation.tla.sandbox.limits import Limits
+from evaluation.tla.sandbox.limits import Limits, ToolStatus
 from evaluation.tla.sandbox.process import RawRun
 
 # The launcher's exit when it could not set up the sandbox (`_launch.py`, which imports nothing).
@@ -37,7 +37,7 @@ _BOILERPLATE = (
 )
 
 
-def common_status(raw: RawRun) -> tuple[str, str] | None:
+def common_status(raw: RawRun) -> tuple[ToolStatus, str] | None:
     """The status when the run was cut short or never ran the tool; None when the tool ended."""
     if raw.killed_for == "wall":
         return "timeout", "wall-clock limit reached; the tool was killed"
@@ -52,7 +52,7 @@ def common_status(raw: RawRun) -> tuple[str, str] | None:
     return None
 
 
-def sany_status(raw: RawRun) -> tuple[str, str]:
+def sany_status(raw: RawRun) -> tuple[ToolStatus, str]:
     if raw.exit_code != 0:
         return "error", f"SANY exited with {raw.exit_code}"
     if any(marker in raw.output for marker in SANY_ERROR_MARKERS):
@@ -62,7 +62,7 @@ def sany_status(raw: RawRun) -> tuple[str, str]:
 
 def tlc_status(
     raw: RawRun, parsed: list[Message], simulate: bool, limits: Limits | None = None
-) -> tuple[str, str]:
+) -> tuple[ToolStatus, str]:
     if raw.exit_code != EC.ExitStatus.SUCCESS:
         if any(DISK_FULL in m.text for m in msg.errors(parsed)):
             cap = f" ({limits.scratch_mb} MB)" if limits else ""
@@ -79,7 +79,7 @@ def tlc_status(
     return "ok", ""
 
 
-def exit_note(exit_code: int, parsed: list[Message]) -> str:
+def exit_note(exit_code: int | None, parsed: list[Message]) -> str:
     """The exit code with TLC's own first error line, so no consumer shows a bare number."""
     lines = [
         line.strip().lstrip(": ").strip()
