@@ -27,10 +27,11 @@ def rewrite(expr: str, prefix: str) -> str:
     return substitute(expr, helper_names(prefix))
 
 
-def prelude(adapter, prefix: str) -> list[str]:
-    """Module lines: model value declarations and the two value-mapping helpers."""
+def prelude(adapter, prefix: str, declare: bool = True) -> list[str]:
+    """Module lines: model value declarations (unless a module it EXTENDS declares them) and
+    the two value-mapping helpers."""
     lines = []
-    if adapter.model_values:
+    if adapter.model_values and declare:
         lines.append("CONSTANTS " + ", ".join(adapter.model_values))
     names = helper_names(prefix)
     x = f"{prefix}x"

@@ -31,6 +31,7 @@ import time
 from evaluation.inputs import adapter_text
 from evaluation.inputs.contracts import Adapter, adapter_with_cfg
 from evaluation.inputs.tlc_cfg import parse_cfg
+from evaluation.phases import firing
 from evaluation.phases._common import budget, field, limits_for
 from evaluation.results import ActionOutcome, PhaseOutcome
 from evaluation.tla import assumptions, sandbox
@@ -49,6 +50,14 @@ _ACTION = re.compile(
     r"(?: \((\d+) (\d+) (\d+) (\d+)\))?>: (\d+):(\d+)"
 )
 _DISTINCT = re.compile(r"(\d+) distinct states found")
+# The probe's constraint: no state is explored, so TLC only reports its decomposition of Next.
+PROBE_BOUND = "_Probe"
+NO_CHANGE = "fires, but never changes what the contract observes"
+WATCH_ERROR = (
+    "P2 could not compare the two states of a step: the adapter's variable mappings cannot be "
+    "evaluated in a state the spec reaches"
+)
+NOT_LOCATED = "fires, but P2 could not find the action in the spec text to watch its steps"
 
 
 def runtime_passed(outcome: PhaseOutcome) -> bool:
@@ -82,38 +91,94 @@ def check_runtime(
         settings["seed"],
     )
     details["tlc_flags"] = args
-    text, universe, failed, runs = spec_text, None, {}, 0
+    observer = firing.observer_for(contract, adapter, spec_text, listing.variables)
+    details["observed"] = [name for name, _ in observer.observed]
+    runs = _Runs(module, settings, observer, args, limits, deadline)
+    # The probe explores nothing: its coverage report is TLC's decomposition of Next, which
+    # says where each action is in the spec so that its steps can be watched.
+    probe = runs.run(spec_text, None, PROBE_BOUND)
+    if probe.status in ("timeout", "crashed"):
+        details.update(tlc_version=probe.version, runs=1, flags=probe.flags, error=probe.note)
+        status = "timeout" if probe.status == "timeout" else "error"
+        return _outcome(status, 0.0, details, [], started)
+    universe = _coverage(probe.messages, module)
+    # No decomposition: TLC stopped before exploring (a parse error, Init, an ASSUME); the
+    # real run stops at the same point and says why.
+    tags = {i + 1: a for i, a in enumerate(universe)} if universe else None
+    failed, located = {}, set()
     while True:
-        limits.wall_seconds = max(1.0, deadline - time.monotonic())
-        run = sandbox.run_tlc(
-            {module: text, **spec_first(WRAPPER, module, _wrapper(module, settings))},
-            WRAPPER,
-            _cfg(settings),
-            args,
-            limits,
-        )
-        runs += 1
-        details.update(tlc_version=run.version, runs=runs, flags=run.flags)
+        text = spec_text
+        if tags is not None:
+            live = {k: a for k, a in tags.items() if a["key"] not in failed}
+            dead = [a for a in tags.values() if a["key"] in failed]
+            text, located = firing.instrument(spec_text, live, dead, observer)
+        run = runs.run(text, tags, "_Bound")
+        details.update(tlc_version=run.version, runs=runs.count, flags=run.flags)
         coverage = _coverage(run.messages, module)
         universe = universe if universe is not None else coverage
         if run.status in ("timeout", "crashed"):
             details["error"] = run.note
             status = "timeout" if run.status == "timeout" else "error"
             return _outcome(status, 0.0, details, _actions(universe or [], {}, failed), started)
-        if run.exit_code == 75 and coverage:
+        if (
+            tags is not None
+            and run.exit_code == 75
+            and firing.failed_in_watcher(run.messages, observer)
+        ):
+            if not runs.safe:
+                runs.safe = True  # compare printed values: slower, but never raises
+                continue
+            break
+        if tags is not None and run.exit_code == 75 and coverage:
             blamed = _blame(run.messages, coverage, listing, module, failed)
             if blamed:
                 error = _error_detail(run.messages)
                 for key in blamed:
                     failed[key] = error
-                if all(a["key"] in failed for a in universe or coverage):
+                if all(a["key"] in failed for a in universe):
                     break  # nothing left to run: every action failed
-                text = _disable(text, [a for a in coverage if a["key"] in blamed])
                 continue
         break
-    outcome = _finish(run, universe or [], coverage, failed, details, started)
+    details["compared_printed_values"] = runs.safe
+    marks = firing.read_marks(run.output, observer) if tags is not None else {}
+    located_tags = {k: a for k, a in (tags or {}).items() if k in located}
+    verdicts = firing.verdicts(spec_text, located_tags, marks, observer)
+    outcome = _finish(run, universe or [], coverage, failed, details, started, verdicts)
     _explain_assumptions(outcome, run, spec_text, contract, adapter)
+    _explain_watch_error(outcome, observer)
     return outcome
+
+
+def _explain_watch_error(outcome: PhaseOutcome, observer) -> None:
+    error = outcome.details.get("error")
+    if isinstance(error, dict) and observer.watch_module in (error.get("message") or ""):
+        error["message"] = f"{WATCH_ERROR}. TLC: {error['message']}"
+
+
+class _Runs:
+    """TLC runs of one P2 check: the same wrapper, bounds and budget; watched or not."""
+
+    def __init__(self, module, settings, observer, args, limits, deadline):
+        self.module, self.settings, self.observer = module, settings, observer
+        self.args, self.limits, self.deadline = args, limits, deadline
+        self.count = 0
+        self.safe = False
+
+    def run(self, text: str, tags: dict | None, bound: str):
+        self.count += 1
+        self.limits.wall_seconds = max(1.0, self.deadline - time.monotonic())
+        watched = tags is not None
+        modules = {self.module: text}
+        if watched:
+            adapter = self.settings["_adapter"]
+            modules.update(
+                firing.modules(self.observer, self.module, adapter, len(tags), self.safe)
+            )
+        wrapper = _wrapper(self.module, self.settings, bound, self.observer if watched else None)
+        modules.update(spec_first(WRAPPER, self.module, wrapper))
+        cfg = _cfg(self.settings) + (firing.cfg_line(self.observer) + "\n" if watched else "")
+        trusted = (self.observer.marks_module,) if watched else ()
+        return sandbox.run_tlc(modules, WRAPPER, cfg, self.args, self.limits, trusted=trusted)
 
 
 def _explain_assumptions(outcome: PhaseOutcome, run, spec_text: str, contract, adapter) -> None:
@@ -128,7 +193,7 @@ def _explain_assumptions(outcome: PhaseOutcome, run, spec_text: str, contract, a
         error["message"] = f"{explained} (TLC: {error['message']})"
 
 
-def _finish(run, universe, coverage, failed, details, started) -> PhaseOutcome:
+def _finish(run, universe, coverage, failed, details, started, verdicts) -> PhaseOutcome:
     """Only a completed exploration is scored: anything else (an error no action can be blamed
     for, a deadlock under policy `error`, the scratch cap, a run that printed no coverage) makes
     the phase `error` with TLC's own message and P2 = 0."""
@@ -155,7 +220,7 @@ def _finish(run, universe, coverage, failed, details, started) -> PhaseOutcome:
         details["error"] = {"message": "TLC reported no actions of Next"}
         return _outcome("ran", 0.0, details, [], started)
     counts = {a["key"]: a for a in coverage}
-    actions = _actions(universe, counts, failed)
+    actions = _actions(universe, counts, failed, verdicts)
     score = sum(a.passed for a in actions) / len(actions)
     return _outcome("ran", round(score, 6), details, actions, started)
 
@@ -205,14 +270,19 @@ def _settings(contract, adapter, listing, spec_text: str) -> dict:
     }
 
 
-def _wrapper(module: str, settings: dict) -> str:
+def _wrapper(module: str, settings: dict, bound: str, observer=None) -> str:
     # The bound needs `<` even when the spec does not EXTEND Naturals.
-    lines = [f"---- MODULE {WRAPPER} ----", f"EXTENDS {module}, TLC, Naturals"]
-    lines += adapter_text.prelude(settings["_adapter"], "_h_")
+    watch = f", {observer.watch_module}" if observer else ""
+    lines = [f"---- MODULE {WRAPPER} ----", f"EXTENDS {module}, TLC, Naturals{watch}"]
+    # The watcher declares the model values when it is there (the wrapper EXTENDS it).
+    lines += adapter_text.prelude(settings["_adapter"], "_h_", declare=observer is None)
     for name, value in settings["constants"].items():
         sandbox.validate_module_name(name)
         lines.append(f"_c_{name} == {adapter_text.rewrite(value, '_h_')}")
+    if bound == PROBE_BOUND:
+        lines.append(f'{PROBE_BOUND} == TLCGet("level") < 0')
     lines.append(bound_definition("_Bound", settings["depth"], settings["max_states"]))
+    lines.append(f"_Constraint == {bound}")
     return "\n".join(lines + ["===="]) + "\n"
 
 
@@ -225,7 +295,7 @@ def bound_definition(name: str, depth: int, max_states: int) -> str:
 def _cfg(settings: dict) -> str:
     lines = [f"CONSTANT {n} <- _c_{n}" for n in settings["constants"]]
     lines += adapter_text.model_value_cfg(settings["_adapter"])
-    lines += [f"INIT {settings['init']}", f"NEXT {settings['next']}", "CONSTRAINT _Bound"]
+    lines += [f"INIT {settings['init']}", f"NEXT {settings['next']}", "CONSTRAINT _Constraint"]
     return "\n".join(lines) + "\n"
 
 
@@ -251,6 +321,7 @@ def _coverage(messages: list[msg.Message], module: str) -> list[dict] | None:
                 "key": f"{name}@{span[0] if span else line}",
                 "name": name,
                 "line": int(line),
+                "col": int(col),
                 "inline": span,
                 "distinct": int(match.group(11)),
                 "generated": int(match.group(12)),
@@ -259,13 +330,17 @@ def _coverage(messages: list[msg.Message], module: str) -> list[dict] | None:
     return actions
 
 
-def _actions(universe, counts, failed) -> list[ActionOutcome]:
+def _actions(universe, counts, failed, verdicts=None) -> list[ActionOutcome]:
+    """An action counts when it generated a state, raised no error and changed what the
+    contract observes (`firing.verdicts`)."""
     names = [a["name"] for a in universe]
+    verdicts = verdicts or {}
     outcomes = []
     for action in universe:
         key = action["key"]
         seen = counts.get(key, {})
         generated = seen.get("generated", 0)
+        verdict = verdicts.get(key)
         label = action["name"] if names.count(action["name"]) == 1 else key
         detail = {
             "line": action["inline"][0] if action["inline"] else action["line"],
@@ -273,9 +348,30 @@ def _actions(universe, counts, failed) -> list[ActionOutcome]:
             "distinct": seen.get("distinct", 0),
             "fired": generated > 0 or key in failed,
             "error": failed.get(key),
+            "changes": verdict.observed if verdict else [],
+            "changes_state": verdict.state if verdict else [],
         }
-        outcomes.append(ActionOutcome(label, int(generated > 0 and key not in failed), 1, detail))
+        clean = generated > 0 and key not in failed
+        if clean:
+            note = _note(verdict)
+            if note:
+                detail["note"] = note
+        counted = clean and verdict is not None and verdict.counted
+        outcomes.append(ActionOutcome(label, int(counted), 1, detail))
     return outcomes
+
+
+def _note(verdict) -> str:
+    if verdict is None:
+        return NOT_LOCATED
+    if not verdict.counted:
+        return NO_CHANGE
+    if not verdict.observed:
+        return (
+            f"changes only state the contract does not observe ({', '.join(verdict.through)}), "
+            f"which {verdict.feeds} reads"
+        )
+    return ""
 
 
 # ----------------------------------------------------------------------------- errors
@@ -320,23 +416,3 @@ def _blame(messages, coverage, listing: Listing, module: str, failed) -> set[str
     }
     users = listing.referring_to(helpers)
     return {a["key"] for a in live if not a["inline"] and a["name"] in users}
-
-
-def _disable(text: str, actions: list[dict]) -> str:
-    """Replace each action by FALSE, keeping every other line where it was."""
-    lines = text.split("\n")
-    listing = list_module(text)
-    for action in actions:
-        if action["inline"]:
-            l1, c1, l2, c2 = action["inline"]
-            first, last = lines[l1 - 1], lines[l2 - 1]
-            filler = ["" for _ in range(l2 - l1)]
-            lines[l1 - 1 : l2] = [first[: c1 - 1] + "(FALSE)" + last[c2:]] + filler
-            continue
-        span = _span(action, listing)
-        if span is None:
-            continue
-        start, end = span
-        head = lines[start - 1].split("==", 1)[0]
-        lines[start - 1 : end] = [head + "== FALSE"] + [""] * (end - start)
-    return "\n".join(lines)

@@ -45,3 +45,8 @@ def expression_parses(expr: str) -> bool:
     if not expr.strip():
         return False
     return definition_name(f"AdapterExpr__ == {expr}") == "AdapterExpr__"
+
+
+def syntax_tree(source: bytes):
+    """The tree-sitter parse of a whole module's bytes (offsets are byte offsets)."""
+    return _parser().parse(source)

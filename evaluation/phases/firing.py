@@ -1,0 +1,350 @@
+"""P2's firing rule: an action of Next fires only where one of its steps changes a variable.
+
+TLC's coverage says how many states each action of Next generated, not whether a step did
+anything: a spec whose actions only toggle a counter would fire every action. So P2 watches the
+steps themselves. Each action TLC reports (a *leaf* of its decomposition of Next: an operator
+body, or an inline disjunct with its span) is rewritten in place in the spec text as
+
+    ((<the action, unchanged>) /\\ _Fire<nonce>(k))
+
+where `_Fire<nonce>` is a constant operator the rewrite declares and the cfg replaces by the
+wrapper's `_Fire<nonce>Impl`. TLC evaluates it after the action has assigned every primed
+variable, so it sees the step: it computes which of the spec's variables, and which schema
+variables (the contract's state through the adapter's `variables` mappings), differ between the
+two states, and records them in TLC register k (`TLCSet`), printing
+`<<"<nonce>", k, {changed}>>` only when a change not yet recorded for k appears (a few lines per
+action however long the run). The conjunct is always TRUE, so the explored region, the
+per-action counts and the blame of evaluation errors are those of the spec alone; the rewrite
+keeps every line where it was (continuation lines of a rewritten action are indented by what
+its first line gained, so layout-sensitive `/\\` and `\\/` lists keep their alignment).
+
+The registers are set only by the generated `_Fire<nonce>Marks` module, whose text holds nothing
+but the nonce and integers (the only module `run_tlc` lets use `TLCSet`); the spec can neither
+name the operator nor know the nonce, so it cannot print or forge a mark.
+
+What a schema variable "is" for this rule: its adapter mapping, unless the mapping reads no
+spec variable (state the adapter invents never changes; P4 marks it "not modelled"). Without a
+contract schema (bare use of the phase) every spec variable is observed.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from dataclasses import dataclass
+
+from evaluation.inputs import adapter_text
+from evaluation.inputs.adapter_check import invented_variables
+from evaluation.tla.reads import Reads
+from evaluation.tla.snippets import syntax_tree
+
+COMMENTS = ("comment", "block_comment")
+
+
+@dataclass(frozen=True)
+class Observer:
+    """What the marks compare: the spec's variables and the observed schema variables."""
+
+    nonce: str
+    variables: tuple[str, ...]
+    observed: tuple[tuple[str, str], ...]  # (schema variable, expression over the spec)
+
+    @property
+    def tag(self) -> str:
+        return f"_Fire{self.nonce}"
+
+    @property
+    def marks_module(self) -> str:
+        return f"_Fire{self.nonce}Marks"
+
+    @property
+    def watch_module(self) -> str:
+        return f"_Fire{self.nonce}Watch"
+
+    def names(self, indexes: set[int]) -> tuple[list[str], list[str]]:
+        """(schema variables, spec variables) named by a mark's indexes (0: "it counts")."""
+        count = len(self.variables)
+        state = [self.variables[i - 1] for i in sorted(indexes) if 1 <= i <= count]
+        observed = [self.observed[i - count - 1][0] for i in sorted(indexes) if i > count]
+        return observed, state
+
+
+def observer_for(contract, adapter, spec_text: str, variables: list[str]) -> Observer:
+    schema = list(getattr(contract, "schema", None) or [])
+    if schema:
+        invented = invented_variables(adapter, spec_text, schema)
+        observed = [(v, adapter.variables.get(v, v)) for v in schema if v not in invented]
+    else:
+        observed = [(v, v) for v in variables]
+    return Observer(secrets.token_hex(6), tuple(variables), tuple(observed))
+
+
+# ----------------------------------------------------------------------------- generated text
+
+
+def modules(observer: Observer, spec_module: str, adapter, count: int, safe: bool) -> dict:
+    """The generated modules a watched run needs besides the spec and the wrapper, which
+    EXTENDS `observer.watch_module` (so TLC positions in them are the watcher's own)."""
+    return {
+        observer.marks_module: marks_module(observer, count),
+        observer.watch_module: watch_module(observer, spec_module, adapter, safe),
+    }
+
+
+def watch_module(observer: Observer, spec_module: str, adapter, safe: bool = False) -> str:
+    """`_Fire<nonce>Impl(k)`: what the current step of leaf k changed, marked once.
+
+    Once a step of leaf k changed a schema variable (mark 0: it counts) its later steps are
+    not compared at all, so an action costs a comparison per step only until it first changes
+    what the contract observes. Before that, each schema variable is compared, and only when
+    none changed each spec variable (the hidden-state rule needs to know which). A comparison
+    is `#`, or in `safe` mode the printed values (TLC's `#` raises on values of different
+    kinds, such as a variable going from "0" to 1, which TLA+ allows). The watcher declares the
+    adapter's model values (the wrapper EXTENDS it).
+    """
+    t = observer.tag
+    prefix = f"{t}h_"
+    count = len(observer.variables)
+
+    def differs(e: str) -> str:
+        return f"ToString(({e})') # ToString({e})" if safe else f"({e})' # {e}"
+
+    def union(terms) -> str:
+        parts = [f"(IF {differs(e)} THEN {{{k}}} ELSE {{}})" for e, k in terms]
+        return " \\cup\n    ".join(parts) or "{}"
+
+    observed = [
+        (f"({adapter_text.rewrite(expr, prefix)})", j)
+        for j, (_, expr) in enumerate(observer.observed, count + 1)
+    ]
+    state = [(v, i) for i, v in enumerate(observer.variables, 1)]
+    lines = [
+        f"---- MODULE {observer.watch_module} ----",
+        f"EXTENDS {spec_module}, TLC, Naturals, {observer.marks_module}",
+        *adapter_text.prelude(adapter, prefix),
+        f"{t}Observed ==\n    {union(observed)}",
+        f"{t}State ==\n    {union(state)}",
+        f"{t}Step == LET o == {t}Observed IN IF o # {{}} THEN o \\cup {{0}} ELSE {t}State",
+        f"{t}Impl(k) == 0 \\in TLCGet(k) \\/ {t}Mark(k, {t}Step)",
+        "====",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def marks_module(observer: Observer, count: int) -> str:
+    """The one module that may use TLCSet: integers and the nonce only, nothing submitted."""
+    t = observer.tag
+    init = " /\\ ".join(f"TLCSet({k}, {{}})" for k in range(1, count + 1)) or "TRUE"
+    return "\n".join(
+        [
+            f"---- MODULE {observer.marks_module} ----",
+            "EXTENDS TLC",
+            f"ASSUME {init}",
+            f"{t}Mark(k, changed) ==",
+            "  IF changed \\subseteq TLCGet(k) THEN TRUE",
+            "  ELSE /\\ TLCSet(k, TLCGet(k) \\cup changed)",
+            f'       /\\ PrintT(<<"{observer.nonce}", k, changed>>)',
+            "====",
+            "",
+        ]
+    )
+
+
+def failed_in_watcher(messages, observer: Observer) -> bool:
+    """An evaluation error raised inside the watcher (its positions name its modules)."""
+    text = "\n".join(m.text for m in messages if m.severity == 1 or m.code == 2103)
+    return f"in {observer.watch_module}" in text or f"in {observer.marks_module}" in text
+
+
+def cfg_line(observer: Observer) -> str:
+    return f"CONSTANT {observer.tag} <- {observer.tag}Impl"
+
+
+_MARK = r'<<\s*"{nonce}",\s*(\d+),\s*\{{([\d,\s]*)\}}\s*>>'
+
+
+def read_marks(output: str, observer: Observer) -> dict[int, set[int]]:
+    """Leaf k -> every index it was seen to change."""
+    marks: dict[int, set[int]] = {}
+    for match in re.finditer(_MARK.format(nonce=observer.nonce), output):
+        changed = {int(x) for x in match.group(2).replace(",", " ").split()}
+        marks.setdefault(int(match.group(1)), set()).update(changed)
+    return marks
+
+
+# ----------------------------------------------------------------------------- the rewrite
+
+
+class Source:
+    """The spec as bytes, with TLC positions (1-based line, column in characters) as offsets."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.data = text.encode("utf-8")
+        self.lines = text.split("\n")
+        self.starts = [0]
+        for line in self.lines:
+            self.starts.append(self.starts[-1] + len(line.encode("utf-8")) + 1)
+        self.tree = syntax_tree(self.data)
+
+    def offset(self, line: int, column: int) -> int | None:
+        if not 1 <= line <= len(self.lines):
+            return None
+        return self.starts[line - 1] + len(self.lines[line - 1][: column - 1].encode("utf-8"))
+
+    def line_of(self, offset: int) -> int:
+        """0-based line of a byte offset."""
+        return self.data.count(b"\n", 0, offset)
+
+
+def locate(source: Source, leaf: dict) -> tuple[int, int] | None:
+    """Byte span of a coverage entry's action: its inline span, else its operator's body."""
+    if leaf.get("inline"):
+        l1, c1, l2, c2 = leaf["inline"]
+        start, last = source.offset(l1, c1), source.offset(l2, c2)
+        if start is None or last is None or last < start:
+            return None
+        return start, last + len(source.lines[l2 - 1][c2 - 1 : c2].encode("utf-8") or b" ")
+    at = source.offset(leaf["line"], leaf.get("col", 1))
+    for node in _walk(source.tree.root_node):
+        if node.type != "operator_definition":
+            continue
+        name = node.child_by_field_name("name")
+        if name is None or name.start_byte != at:
+            continue
+        return _body(node)
+    return None
+
+
+def _body(definition) -> tuple[int, int] | None:
+    children = definition.children
+    eq = next((i for i, c in enumerate(children) if c.type == "def_eq"), None)
+    body = [c for c in children[eq + 1 :] if c.type not in COMMENTS] if eq is not None else []
+    if not body:
+        return None
+    return body[0].start_byte, _code_end(body[-1])
+
+
+def _code_end(node) -> int:
+    """Where a node's code ends: tree-sitter counts comments after it as part of it."""
+    code = [c for c in node.children if c.type not in COMMENTS]
+    return _code_end(code[-1]) if code else node.end_byte
+
+
+def _walk(node):
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(current.children)
+
+
+def declaration_point(source: Source) -> int:
+    """After EXTENDS (which must open the module), else after the MODULE header line."""
+    module = next((c for c in source.tree.root_node.children if c.type == "module"), None)
+    if module is None:
+        return 0
+    extends = next((c for c in module.children if c.type == "extends"), None)
+    if extends is not None:
+        return _code_end(extends)
+    headers = [c for c in module.children if c.type == "header_line"]
+    return headers[1].end_byte if len(headers) > 1 else 0
+
+
+def instrument(
+    spec_text: str, tagged: dict[int, dict], disabled: list[dict], observer: Observer
+) -> tuple[str, set[int]]:
+    """The spec with each tagged leaf k wrapped in its mark and each disabled leaf made FALSE
+    (without evaluating it); returns the text and the leaves it could locate."""
+    source = Source(spec_text)
+    wraps = []
+    for k, leaf in tagged.items():
+        span = locate(source, leaf)
+        if span:
+            wraps.append((span, "((", f") /\\ {observer.tag}({k}))", k))
+    for leaf in disabled:
+        span = locate(source, leaf)
+        if span:
+            wraps.append((span, "(FALSE /\\ (", "))", None))
+    inserts: list[tuple[int, bytes]] = [
+        (declaration_point(source), f" CONSTANT {observer.tag}(_)".encode())
+    ]
+    located = set()
+    for (start, end), opening, closing, k in sorted(wraps):
+        if any(s < end and start < e for (s, e), *_ in wraps if (s, e) != (start, end)):
+            continue  # overlapping leaves: leave both as they are
+        inserts.append((start, opening.encode()))
+        shift = _shift(source, inserts, start)
+        first, last = source.line_of(start), source.line_of(end)
+        inserts += [(source.starts[line], b" " * shift) for line in range(first + 1, last + 1)]
+        inserts.append((end, closing.encode()))
+        if k is not None:
+            located.add(k)
+    return _apply(source.data, inserts).decode("utf-8"), located
+
+
+def _shift(source: Source, inserts, start: int) -> int:
+    """How far the text at `start` moved right on its line (so its next lines move as far)."""
+    line_start = source.starts[source.line_of(start)]
+    return sum(len(text) for at, text in inserts if line_start <= at <= start)
+
+
+def _apply(data: bytes, inserts) -> bytes:
+    out, previous = [], 0
+    for at, text in sorted(inserts, key=lambda item: item[0]):
+        out += [data[previous:at], text]
+        previous = at
+    out.append(data[previous:])
+    return b"".join(out)
+
+
+# ----------------------------------------------------------------------------- the rule
+
+
+@dataclass
+class Verdict:
+    observed: list[str]  # schema variables some step changed
+    state: list[str]  # spec variables some step changed
+    counted: bool
+    # For an action that changed only state the contract does not observe: the counted action
+    # that reads what it changed, and the variables.
+    feeds: str = ""
+    through: tuple[str, ...] = ()
+
+
+def verdicts(
+    spec_text: str, tags: dict[int, dict], marks: dict[int, set[int]], observer: Observer
+) -> dict[str, Verdict]:
+    """Per coverage key. An action counts when a step of it changes a schema variable, or when
+    a step changes spec variables that an action which counts reads (primed and UNCHANGED
+    mentions are not reads), and so on until nothing more counts: hidden state counts only
+    where it feeds what the contract observes. A spec in which nothing observed ever changes
+    (a counter toggled in place of the system) therefore has no action that counts."""
+    source = Source(spec_text)
+    reads = Reads(source.tree, observer.variables)
+    out = {}
+    for k, leaf in tags.items():
+        observed, state = observer.names(marks.get(k, set()))
+        out[leaf["key"]] = Verdict(observed, state, counted=bool(observed))
+    spans = {leaf["key"]: locate(source, leaf) for leaf in tags.values()}
+    read = {key: reads.of_span(*span) if span else set() for key, span in spans.items()}
+    changed = True
+    while changed:
+        changed = False
+        for key, verdict in out.items():
+            if verdict.counted or not verdict.state:
+                continue
+            for other, reader in out.items():
+                fed = set(verdict.state) & read[other]
+                if reader.counted and fed and other != key:
+                    verdict.counted, verdict.feeds = True, _label(tags, other)
+                    verdict.through = tuple(sorted(fed))
+                    changed = True
+                    break
+    return out
+
+
+def _label(tags: dict[int, dict], key: str) -> str:
+    names = [leaf["name"] for leaf in tags.values()]
+    leaf = next(leaf for leaf in tags.values() if leaf["key"] == key)
+    return leaf["name"] if names.count(leaf["name"]) == 1 else key
