@@ -57,6 +57,10 @@ WATCH_ERROR = (
     "P2 could not compare the two states of a step: the adapter's variable mappings cannot be "
     "evaluated in a state the spec reaches"
 )
+STUTTERS = (
+    "only stutters: no step of it changes any variable, so it is not a step of the system and "
+    "P2 leaves it out"
+)
 NOT_LOCATED = "fires, but P2 could not find the action in the spec text to watch its steps"
 
 
@@ -221,7 +225,13 @@ def _finish(run, universe, coverage, failed, details, started, verdicts) -> Phas
         return _outcome("ran", 0.0, details, [], started)
     counts = {a["key"]: a for a in coverage}
     actions = _actions(universe, counts, failed, verdicts)
-    score = sum(a.passed for a in actions) / len(actions)
+    scored = sum(a.total for a in actions)
+    if not scored:
+        details["error"] = {
+            "message": "every action of Next only stutters: no step changes a variable"
+        }
+        return _outcome("ran", 0.0, details, actions, started)
+    score = sum(a.passed for a in actions) / scored
     return _outcome("ran", round(score, 6), details, actions, started)
 
 
@@ -332,7 +342,7 @@ def _coverage(messages: list[msg.Message], module: str) -> list[dict] | None:
 
 def _actions(universe, counts, failed, verdicts=None) -> list[ActionOutcome]:
     """An action counts when it generated a state, raised no error and changed what the
-    contract observes (`firing.verdicts`)."""
+    contract observes (`firing.verdicts`); one that only stutters is left out (total 0)."""
     names = [a["name"] for a in universe]
     verdicts = verdicts or {}
     outcomes = []
@@ -352,12 +362,16 @@ def _actions(universe, counts, failed, verdicts=None) -> list[ActionOutcome]:
             "changes_state": verdict.state if verdict else [],
         }
         clean = generated > 0 and key not in failed
+        stutters = clean and verdict is not None and not (verdict.observed or verdict.state)
         if clean:
-            note = _note(verdict)
-            if note:
-                detail["note"] = note
+            detail["note"] = STUTTERS if stutters else _note(verdict)
+            detail["stutters"] = stutters
+            if not detail["note"]:
+                del detail["note"]
         counted = clean and verdict is not None and verdict.counted
-        outcomes.append(ActionOutcome(label, int(counted), 1, detail))
+        # An action whose every step leaves every variable as it was is a stuttering step,
+        # which [Next]_vars allows anyway: it is not a step of the system and is left out.
+        outcomes.append(ActionOutcome(label, int(counted), 0 if stutters else 1, detail))
     return outcomes
 
 
