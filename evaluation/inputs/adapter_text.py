@@ -1,7 +1,8 @@
 """What every generated module needs from the adapter, written the same way in every phase.
 
 - the model values the adapter's constants use, declared as CONSTANTS of the generated root
-  module and assigned `m = m` in its cfg (TLC's Toolbox does the same);
+  module and assigned `m = m` in its cfg (TLC's Toolbox does the same); the spec's own
+  constants given as model values of their own name (`C = C`) only get the cfg line;
 - `ToSpec(v)` / `ToContract(v)`: the adapter's value mapping both ways (contract value `"1"` <->
   spec value `s1`), defined under collision-free names and substituted into adapter expressions;
 - the spec's behaviour: INIT/NEXT names, from the adapter (or the submitter's cfg), and when only
@@ -70,7 +71,9 @@ def _split(inner: str) -> list[str]:
 
 
 def model_value_cfg(adapter) -> list[str]:
-    return [f"CONSTANT {m} = {m}" for m in adapter.model_values]
+    """`m = m` for the generated modules' model values and the spec's own (`C = C`)."""
+    names = [*adapter.model_values, *adapter.own_model_values]
+    return [f"CONSTANT {m} = {m}" for m in dict.fromkeys(names)]
 
 
 def behaviour(adapter, spec_text: str) -> tuple[str, str]:

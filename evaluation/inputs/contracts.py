@@ -519,6 +519,10 @@ class Adapter:
     identity: bool = False
     # Model values the constants use (declared by each generated module, `m = m` in its cfg).
     model_values: tuple[str, ...] = ()
+    # The spec's own constants that are model values of their own name (TLC's `C = C` idiom,
+    # e.g. `None = None`): declared by the spec, so only `C = C` in each cfg, never a
+    # definition (`C <- C` would make TLC recurse forever).
+    own_model_values: tuple[str, ...] = ()
     # The spec's own operator names for its behaviour (`specification`, `init`, `next`).
     behaviour: dict[str, str] = field(default_factory=dict)
     # Contract value (TLA+ literal text, e.g. `"1"`) -> the spec's value (`s1`, `1`).
@@ -608,11 +612,14 @@ def parse_adapter(text: str | None, contract: Contract, file: str = "adapter") -
         str(k): r.tla(_text(v), f"actors.{k}")
         for k, v in r.mapping(data.get("actors") or {}, "actors").items()
     }
-    constants = {}
+    constants, own_model_values = {}, []
     for name, value in r.mapping(data.get("constants") or {}, "constants").items():
         if name in contract.constants:
             r.fail(f"constants.{name}", "is pinned by the contract and cannot be overridden")
         r.identifier(name, f"constants.{name}")
+        if _text(value).strip() == name:
+            own_model_values.append(name)
+            continue
         constants[name] = r.tla(_text(value), f"constants.{name}")
     model_values = tuple(
         r.identifier(_text(m), f"model_values[{i}]")
@@ -636,6 +643,7 @@ def parse_adapter(text: str | None, contract: Contract, file: str = "adapter") -
         actors=actors,
         constants=constants,
         model_values=model_values,
+        own_model_values=tuple(own_model_values),
         behaviour=behaviour,
         values=values,
         state=state,
@@ -649,6 +657,7 @@ def parse_adapter(text: str | None, contract: Contract, file: str = "adapter") -
 def _is_identity(adapter: Adapter, identity: Adapter) -> bool:
     same = adapter.variables == identity.variables and adapter.actions == identity.actions
     extras = (adapter.actors, adapter.constants, adapter.model_values, adapter.behaviour)
+    extras += (adapter.own_model_values,)
     return same and not any(extras) and not adapter.values and not adapter.state
 
 
@@ -702,6 +711,7 @@ def adapter_with_cfg(adapter: Adapter, cfg, contract: Contract, spec_text: str) 
         pinned = contract.constants
     ignored = list(adapter.ignored) + list(cfg.ignored)
     constants = dict(adapter.constants)
+    own = list(adapter.own_model_values)
     used_values: set[str] = set()
     assigned = {**cfg.constants, **cfg.substitutions}
     for name, value in assigned.items():
@@ -713,13 +723,16 @@ def adapter_with_cfg(adapter: Adapter, cfg, contract: Contract, spec_text: str) 
             ignored.append({**entry, "reason": f"the task contract pins {name}"})
         elif name not in declared:
             ignored.append({**entry, "reason": f"the spec declares no constant {name}"})
-        elif name in constants:
+        elif name in constants or name in own:
             ignored.append({**entry, "reason": "the adapter assigns it"})
+        elif cfg.constants.get(name) == name:
+            own.append(name)  # `C = C`: C is a model value (TLC's idiom)
         else:
             constants[name] = value
             if name in cfg.constants:
                 used_values.update(_names_in(value))
-    from_cfg = [m for m in cfg.model_values if m in used_values]
+    # A model value spelled like a constant of the spec is that constant (declared by it).
+    from_cfg = [m for m in cfg.model_values if m in used_values and m not in declared]
     model_values = tuple(dict.fromkeys(list(adapter.model_values) + from_cfg))
     behaviour = dict(adapter.behaviour)
     for key in BEHAVIOUR_KEYS:
@@ -730,6 +743,7 @@ def adapter_with_cfg(adapter: Adapter, cfg, contract: Contract, spec_text: str) 
         adapter,
         constants=constants,
         model_values=model_values,
+        own_model_values=tuple(own),
         behaviour=behaviour,
         ignored=tuple(ignored),
         identity=False,
