@@ -62,6 +62,7 @@ TOP_KEYS_OPTIONAL = (
     "budgets",
     "no_traces_reason",
     "notes",
+    "conformance_constants",
 )
 
 
@@ -119,6 +120,15 @@ class ExcludedInvariant:
 
 
 @dataclass(frozen=True)
+class ConformanceConstant:
+    """A pinned constant's value for P3 only: a model-checking bound of ours (P2/P4 keep the
+    small one) raised so that it covers every trace window, and why."""
+
+    value: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class Traces:
     format: str
     paths: tuple[str, ...]
@@ -151,6 +161,7 @@ class Contract:
     description: str = field(repr=False)
     version: str
     directory: Path
+    conformance_constants: dict[str, ConformanceConstant] = field(default_factory=dict)
 
     def __hash__(self) -> int:
         # The dict fields are unhashable; slug + version identify a contract's content.
@@ -173,6 +184,13 @@ class Contract:
     def budget(self, phase: str, key: str):
         """A budget value (`evaluation/inputs/budgets.py` holds the one default of each key)."""
         return self.budgets.get(phase, key)
+
+    def for_conformance(self) -> Contract:
+        """The contract as P3 reads it: `conformance_constants` in place of the pinned values."""
+        if not self.conformance_constants:
+            return self
+        values = {k: c.value for k, c in self.conformance_constants.items()}
+        return replace(self, constants={**self.constants, **values})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -272,6 +290,7 @@ def _load_path(path: Path) -> Contract:
     invariants = _invariants(r, data["invariants"])
     excluded = _excluded(r, data.get("excluded_invariants") or [], invariants)
     traces, no_traces_reason = _traces(r, data)
+    conformance_constants = _conformance_constants(r, data.get("conformance_constants"), constants)
     digest = hashlib.sha256(raw_bytes + b"\0" + description.encode()).hexdigest()
     return Contract(
         slug=slug,
@@ -296,6 +315,7 @@ def _load_path(path: Path) -> Contract:
         description=description,
         version=digest,
         directory=path.parent,
+        conformance_constants=conformance_constants,
     )
 
 
@@ -332,6 +352,21 @@ def _constants(r: _Reader, value) -> dict[str, str]:
         r.identifier(name, f"constants.{name}"): r.tla(text, f"constants.{name}")
         for name, text in data.items()
     }
+
+
+def _conformance_constants(r: _Reader, value, pinned: dict[str, str]) -> dict:
+    data = r.mapping(value or {}, "conformance_constants")
+    out = {}
+    for name, spec in data.items():
+        where = f"conformance_constants.{name}"
+        if name not in pinned:
+            r.fail(where, "not a pinned constant (only a pinned bound can be raised for P3)")
+        spec = r.mapping(spec, where, ("value", "reason"))
+        out[name] = ConformanceConstant(
+            value=r.tla(_text(spec["value"]), f"{where}.value"),
+            reason=r.string(spec["reason"], f"{where}.reason"),
+        )
+    return out
 
 
 def _schema(r: _Reader, value) -> dict[str, SchemaVar]:
