@@ -1,4 +1,5 @@
-"""P2's firing rule: an action of Next fires only where one of its steps changes a variable.
+"""P2's firing rule: an action of Next counts only where a step of it changes what the
+contract observes (docs/ARCHITECTURE.md, "How a score cannot be had").
 
 TLC's coverage says how many states each action of Next generated, not whether a step did
 anything: a spec whose actions only toggle a counter would fire every action. So P2 watches the
@@ -8,15 +9,18 @@ body, or an inline disjunct with its span) is rewritten in place in the spec tex
     ((<the action, unchanged>) /\\ _Fire<nonce>(k))
 
 where `_Fire<nonce>` is a constant operator the rewrite declares and the cfg replaces by the
-wrapper's `_Fire<nonce>Impl`. TLC evaluates it after the action has assigned every primed
-variable, so it sees the step: it computes which of the spec's variables, and which schema
-variables (the contract's state through the adapter's `variables` mappings), differ between the
-two states, and records them in TLC register k (`TLCSet`), printing
-`<<"<nonce>", k, {changed}>>` only when a change not yet recorded for k appears (a few lines per
-action however long the run). The conjunct is always TRUE, so the explored region, the
-per-action counts and the blame of evaluation errors are those of the spec alone; the rewrite
-keeps every line where it was (continuation lines of a rewritten action are indented by what
-its first line gained, so layout-sensitive `/\\` and `\\/` lists keep their alignment).
+watcher's `_Fire<nonce>Impl` (module `_Fire<nonce>Watch`). TLC evaluates it after the action
+has assigned every primed variable, so it sees the step: which schema variables (the
+contract's state through the adapter's `variables` mappings) differ between the two states,
+and when none does, which spec variables. Only what the action may change is compared (the
+variables it primes, `evaluation/tla/reads.py`), and nothing more once it changed a schema
+variable. What changed is recorded in TLC register k (`TLCSet`) and printed as
+`<<"<nonce>", k, {changed}>>` only when something not yet recorded for k appears, so a run
+prints a few lines per action however long it is. The conjunct is always TRUE, so the explored
+region, the per-action counts and the blame of evaluation errors are those of the spec alone;
+the rewrite keeps every line where it was (continuation lines of a rewritten action are
+indented by what its first line gained, so layout-sensitive `/\\` and `\\/` lists keep their
+alignment).
 
 The registers are set only by the generated `_Fire<nonce>Marks` module, whose text holds nothing
 but the nonce and integers (the only module `run_tlc` lets use `TLCSet`); the spec can neither
@@ -24,7 +28,8 @@ name the operator nor know the nonce, so it cannot print or forge a mark.
 
 What a schema variable "is" for this rule: its adapter mapping, unless the mapping reads no
 spec variable (state the adapter invents never changes; P4 marks it "not modelled"). Without a
-contract schema (bare use of the phase) every spec variable is observed.
+contract schema (bare use of the phase) every spec variable is observed. `verdicts` applies
+the rule to the marks: hidden state counts where an action that counts reads it.
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ import secrets
 from dataclasses import dataclass
 
 from evaluation.inputs import adapter_text
-from evaluation.inputs.adapter_check import invented_variables
+from evaluation.inputs.adapter_check import identifiers, invented_variables
 from evaluation.tla.reads import Reads
 from evaluation.tla.snippets import syntax_tree
 
@@ -82,52 +87,78 @@ def observer_for(contract, adapter, spec_text: str, variables: list[str]) -> Obs
 # ----------------------------------------------------------------------------- generated text
 
 
-def modules(observer: Observer, spec_module: str, adapter, count: int, safe: bool) -> dict:
+def modules(observer: Observer, spec_module: str, adapter, tags: dict, spec_text: str, safe: bool):
     """The generated modules a watched run needs besides the spec and the wrapper, which
     EXTENDS `observer.watch_module` (so TLC positions in them are the watcher's own)."""
     return {
-        observer.marks_module: marks_module(observer, count),
-        observer.watch_module: watch_module(observer, spec_module, adapter, safe),
+        observer.marks_module: marks_module(observer, max(tags, default=0)),
+        observer.watch_module: watch_module(
+            observer, spec_module, adapter, relevance(observer, spec_text, tags), safe
+        ),
     }
 
 
-def watch_module(observer: Observer, spec_module: str, adapter, safe: bool = False) -> str:
+def relevance(observer: Observer, spec_text: str, tags: dict) -> dict[int, tuple[list, list]]:
+    """Leaf k -> (schema variable indexes, spec variable indexes) a step of it may change: the
+    spec variables it primes (`reads.py`) and the schema variables whose mappings read one.
+    The others cannot change in its steps, so they are not compared."""
+    source = Source(spec_text)
+    reads = Reads(source.tree, observer.variables)
+    count = len(observer.variables)
+    everything = set(observer.variables)
+    mapped = [
+        everything if "!" in expr else reads.of_names(identifiers(expr))
+        for _, expr in observer.observed
+    ]
+    out = {}
+    for k, leaf in tags.items():
+        span = locate(source, leaf)
+        changed = reads.changed_by_span(*span) if span else everything
+        observed = [count + j for j, read in enumerate(mapped, 1) if read & changed]
+        state = [i for i, v in enumerate(observer.variables, 1) if v in changed]
+        out[k] = (observed, state)
+    return out
+
+
+def watch_module(observer: Observer, spec_module: str, adapter, relevant: dict, safe=False) -> str:
     """`_Fire<nonce>Impl(k)`: what the current step of leaf k changed, marked once.
 
     Once a step of leaf k changed a schema variable (mark 0: it counts) its later steps are
-    not compared at all, so an action costs a comparison per step only until it first changes
-    what the contract observes. Before that, each schema variable is compared, and only when
-    none changed each spec variable (the hidden-state rule needs to know which). A comparison
-    is `#`, or in `safe` mode the printed values (TLC's `#` raises on values of different
-    kinds, such as a variable going from "0" to 1, which TLA+ allows). The watcher declares the
-    adapter's model values (the wrapper EXTENDS it).
+    not compared at all, so an action costs comparisons only until it first changes what the
+    contract observes. Before that, the schema variables it may change are compared, and only
+    when none changed the spec variables it may change (the hidden-state rule needs to know
+    which). A comparison is `#`, or in `safe` mode the printed values (TLC's `#` raises on
+    values of different kinds, such as a variable going from "0" to 1, which TLA+ allows).
+    The watcher declares the adapter's model values (the wrapper EXTENDS it).
     """
     t = observer.tag
     prefix = f"{t}h_"
     count = len(observer.variables)
+    exprs = {i: v for i, v in enumerate(observer.variables, 1)}
+    for j, (_, expr) in enumerate(observer.observed, count + 1):
+        exprs[j] = f"({adapter_text.rewrite(expr, prefix)})"
 
     def differs(e: str) -> str:
         return f"ToString(({e})') # ToString({e})" if safe else f"({e})' # {e}"
 
-    def union(terms) -> str:
-        parts = [f"(IF {differs(e)} THEN {{{k}}} ELSE {{}})" for e, k in terms]
+    def union(indexes) -> str:
+        parts = [f"(IF {differs(exprs[i])} THEN {{{i}}} ELSE {{}})" for i in indexes]
         return " \\cup\n    ".join(parts) or "{}"
 
-    observed = [
-        (f"({adapter_text.rewrite(expr, prefix)})", j)
-        for j, (_, expr) in enumerate(observer.observed, count + 1)
-    ]
-    state = [(v, i) for i, v in enumerate(observer.variables, 1)]
     lines = [
         f"---- MODULE {observer.watch_module} ----",
         f"EXTENDS {spec_module}, TLC, Naturals, {observer.marks_module}",
         *adapter_text.prelude(adapter, prefix),
-        f"{t}Observed ==\n    {union(observed)}",
-        f"{t}State ==\n    {union(state)}",
-        f"{t}Step == LET o == {t}Observed IN IF o # {{}} THEN o \\cup {{0}} ELSE {t}State",
-        f"{t}Impl(k) == 0 \\in TLCGet(k) \\/ {t}Mark(k, {t}Step)",
-        "====",
     ]
+    arms = []
+    for k, (observed, state) in sorted(relevant.items()):
+        lines.append(
+            f"{t}Step{k} ==\n  LET o == {union(observed)}\n"
+            f"  IN IF o # {{}} THEN o \\cup {{0}} ELSE {union(state)}"
+        )
+        arms.append(f"k = {k} -> {t}Mark({k}, {t}Step{k})")
+    dispatch = f"CASE {' [] '.join(arms)} [] OTHER -> TRUE" if arms else "TRUE"
+    lines += [f"{t}Impl(k) == 0 \\in TLCGet(k) \\/ {dispatch}", "===="]
     return "\n".join(lines) + "\n"
 
 

@@ -16,11 +16,14 @@ bounded region (`bound_definition`).
 
 Actions of Next are TLC's own decomposition, read from its coverage report (message 2772): one
 entry per disjunct, named after the innermost operator (`\\E t : Acquire(t)` -> Acquire), inline
-disjuncts as `Next` with their position. An action fired if it generated a state. When
+disjuncts as `Next` with their position, read from a probe run that explores nothing. Every
+later run watches each action's steps (`firing.py`): an action counts when it generated a
+state and a step of it changed what the contract observes (or hidden state an action that
+counts reads); one whose steps change no variable at all only stutters and is left out. When
 evaluation fails (exit 75) the error positions are mapped to the action whose definition
 contains them (or to the actions that use the failing helper); that action is counted as an
-error, replaced by FALSE at its original lines, and TLC runs again until a run is clean.
-P2 = actions that fired without error / all actions.
+error, made FALSE in place (never evaluated), and TLC runs again until a run is clean.
+P2 = actions that count / actions not left out.
 """
 
 from __future__ import annotations
@@ -97,7 +100,7 @@ def check_runtime(
     details["tlc_flags"] = args
     observer = firing.observer_for(contract, adapter, spec_text, listing.variables)
     details["observed"] = [name for name, _ in observer.observed]
-    runs = _Runs(module, settings, observer, args, limits, deadline)
+    runs = _Runs(spec_text, module, settings, observer, args, limits, deadline)
     # The probe explores nothing: its coverage report is TLC's decomposition of Next, which
     # says where each action is in the spec so that its steps can be watched.
     probe = runs.run(spec_text, None, PROBE_BOUND)
@@ -162,7 +165,8 @@ def _explain_watch_error(outcome: PhaseOutcome, observer) -> None:
 class _Runs:
     """TLC runs of one P2 check: the same wrapper, bounds and budget; watched or not."""
 
-    def __init__(self, module, settings, observer, args, limits, deadline):
+    def __init__(self, spec_text, module, settings, observer, args, limits, deadline):
+        self.spec_text = spec_text
         self.module, self.settings, self.observer = module, settings, observer
         self.args, self.limits, self.deadline = args, limits, deadline
         self.count = 0
@@ -176,7 +180,7 @@ class _Runs:
         if watched:
             adapter = self.settings["_adapter"]
             modules.update(
-                firing.modules(self.observer, self.module, adapter, len(tags), self.safe)
+                firing.modules(self.observer, self.module, adapter, tags, self.spec_text, self.safe)
             )
         wrapper = _wrapper(self.module, self.settings, bound, self.observer if watched else None)
         modules.update(spec_first(WRAPPER, self.module, wrapper))

@@ -1,6 +1,12 @@
-"""Which state variables a part of a spec reads: named anywhere but primed or under UNCHANGED,
-directly or through the definitions it uses. Syntax only (tree-sitter), so a read is a
-mention: `x' = x` reads x, `UNCHANGED x` and `x' = 0` do not."""
+"""Which state variables a part of a spec reads, and which it may change. Syntax only
+(tree-sitter), directly or through the definitions it uses.
+
+- reads: named anywhere but primed or under UNCHANGED (`x' = x` reads x, `UNCHANGED x` and
+  `x' = 0` do not);
+- may change: named under a prime, or read by a definition named under a prime (`vars'`). A
+  step changes no other variable: TLA+ has no other way to change one. A call through an
+  INSTANCE (`M!A`) cannot be followed, so a part that makes one may change anything.
+"""
 
 from __future__ import annotations
 
@@ -19,6 +25,7 @@ class Reads:
             if name is not None:
                 self.definitions[name.text.decode()] = node
         self._memo: dict[str, set[str]] = {}
+        self._changes: dict[str, set[str]] = {}
 
     def of_span(self, start: int, end: int) -> set[str]:
         """Variables read by the text in [start, end) and by the definitions it uses."""
@@ -28,6 +35,39 @@ class Reads:
             if start <= node.start_byte and node.end_byte <= end
         }
         return self._close(names)
+
+    def of_names(self, names: set[str]) -> set[str]:
+        """Variables read by an expression that mentions `names` (an adapter mapping)."""
+        return self._close(set(names))
+
+    def changed_by_span(self, start: int, end: int) -> set[str]:
+        """Variables a step of the text in [start, end) may change."""
+        nodes = [n for n in _walk(self.root) if start <= n.start_byte and n.end_byte <= end]
+        tops = [n for n in nodes if n.parent is None or not _inside(n.parent, start, end)]
+        out: set[str] = set()
+        for node in tops:
+            out |= self._changed_by(node)
+        return out
+
+    def _changed_by(self, node) -> set[str]:
+        out: set[str] = set()
+        for kind, current in _parts(node):
+            inner = list(_walk(current))
+            if kind == "instance" or any(n.type == "prefixed_op" for n in inner):
+                return set(self.variables)
+            names = {n.text.decode() for n in inner if n.type == "identifier_ref"}
+            if kind == "primed":
+                out |= self._close(names)
+            else:
+                for name in names & set(self.definitions):
+                    out |= self._changed_by_definition(name)
+        return out
+
+    def _changed_by_definition(self, name: str) -> set[str]:
+        if name not in self._changes:
+            self._changes[name] = set()
+            self._changes[name] = self._changed_by(self.definitions[name])
+        return self._changes[name]
 
     def _of_definition(self, name: str) -> set[str]:
         if name not in self._memo:
@@ -59,6 +99,36 @@ def _mentions(node):
         if current.type == "identifier_ref":
             yield current
         stack.extend(current.children)
+
+
+def _walk(node):
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(current.children)
+
+
+def _inside(node, start: int, end: int) -> bool:
+    return start <= node.start_byte and node.end_byte <= end
+
+
+def _parts(node):
+    """("primed", subtree) for each primed subtree, ("mention", identifier_ref) for the names
+    used outside primes and UNCHANGED, ("instance", node) for a call through an INSTANCE."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if _is_unchanged(current):
+            continue
+        if _is_primed(current):
+            yield "primed", current
+        elif current.type == "prefixed_op":
+            yield "instance", current
+        elif current.type == "identifier_ref":
+            yield "mention", current
+        else:
+            stack.extend(current.children)
 
 
 def _is_primed(node) -> bool:
