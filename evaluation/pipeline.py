@@ -30,7 +30,7 @@ from dataclasses import asdict, dataclass, field
 from evaluation.inputs.adapter_check import spec_problems
 from evaluation.inputs.contracts import Adapter, Contract, adapter_with_cfg
 from evaluation.inputs.tlc_cfg import CfgError, parse_cfg
-from evaluation.phases import conformance, invariants, runtime, syntax
+from evaluation.phases import conformance, credit, invariants, runtime, syntax
 from evaluation.results import PhaseOutcome
 from evaluation.scoring import (  # noqa: F401 (TIMEOUT_RULE: re-exported for the methodology page)
     NOT_APPLICABLE,
@@ -59,6 +59,8 @@ from evaluation.upload.lint_process import CheckOutcome, check_isolated  # noqa:
 
 # The reason prefix of an invariant over state the adapter invents (the run page marks it).
 NOT_MODELLED = invariants.NOT_MODELLED
+# The reason prefixes of an invariant that holds but earns no credit (the run page marks it).
+NOT_CREDITED = (credit.VACUOUS, credit.UNSPECIFIC)
 
 # 1.2.0: specs written with the standard Unicode symbols are read as ASCII (ASCII specs score
 # as under 1.1.0). 1.3.0: P3 compares a variable with a contract `view` through it (only
@@ -252,7 +254,17 @@ def score_spec(
         if gate:
             record("invariant", lambda: skipped("invariant", gate))
         else:
-            record("invariant", lambda: invariants.check_invariants(spec_text, contract, adapter))
+            record(
+                "invariant",
+                lambda: credit.apply(
+                    invariants.check_invariants(spec_text, contract, adapter),
+                    outcomes.get("conformance"),
+                    spec_text,
+                    contract,
+                    adapter,
+                    windows,
+                ),
+            )
 
     if chosen != list(PHASES):
         return ScoreReport(outcomes=outcomes, overall=None)

@@ -14,7 +14,7 @@ import re
 from django.db.models import Count
 from django.db.models.fields.json import KT
 
-from evaluation.pipeline import NOT_MODELLED, PHASES, lines_in
+from evaluation.pipeline import NOT_CREDITED, NOT_MODELLED, PHASES, lines_in
 from leaderboard.runs.plain_words import aux_rule_sentence, label, tlc_value_text, value_text
 
 
@@ -220,6 +220,7 @@ def run_page(run, expand_action: str | None = None, all_undecided: bool = False)
     counts = verdict_counts(conformance)
     failing = failing_windows(conformance, counts, expand_action)
     invariants = results.get("invariant")
+    invariant_table = invariant_rows(invariants)
     adapter = (run.adapter_text or "").strip()
     fingerprint = run.fingerprint or {}
     return {
@@ -244,7 +245,8 @@ def run_page(run, expand_action: str | None = None, all_undecided: bool = False)
         "excluded_invariants": ((invariants.details or {}).get("excluded") or [])
         if invariants
         else [],
-        "invariants": invariant_rows(invariants),
+        "invariants": invariant_table,
+        "any_not_credited": any(row["not_credited"] for row in invariant_table),
         "not_modelled": not_modelled_variables(invariants),
         "source": source_lines(run.spec_text, errors),
         "adapter": adapter,
@@ -355,7 +357,8 @@ def scorecard_rows(result, counts: dict, failing: dict) -> list[dict]:
 
 
 def invariant_rows(result) -> list[dict]:
-    """P4 rows with their counterexample tables; invariants over invented state are marked."""
+    """P4 rows with their counterexample tables; invariants over invented state, and ones that
+    hold without earning credit (vacuous, or kept by unspecific actions), are marked."""
     if result is None:
         return []
     return [
@@ -363,6 +366,7 @@ def invariant_rows(result) -> list[dict]:
             "result": i,
             "table": counterexample_table(i.counterexample),
             "not_modelled": i.verdict == "error" and i.reason.startswith(NOT_MODELLED),
+            "not_credited": i.verdict == "error" and i.reason.startswith(NOT_CREDITED),
         }
         for i in result.invariant_results.all()
     ]
@@ -433,8 +437,13 @@ def _action_rows(phase_result) -> list[dict]:
                 "passed": a.passed,
                 "total": a.total,
                 "percent": round(100 * a.pass_rate) if a.pass_rate is not None else None,
-                "zero_tolerance": a.total > 0 and a.passed == a.total,
+                # P3 stores its verdict (an action that accepts a fair negative window fails
+                # with every window passed); older rows and P2 rows have none.
+                "zero_tolerance": detail["zero_tolerance"] == 1
+                if detail.get("zero_tolerance") is not None
+                else a.total > 0 and a.passed == a.total,
                 "specificity": specificity_text(detail.get("specificity")),
+                "specificity_failure": str(detail.get("specificity_failure") or ""),
                 "line": detail.get("line"),
                 "error": _error_text(detail.get("error")),
                 "detail": {
@@ -457,12 +466,22 @@ def _error_text(error) -> str:
 
 
 def specificity_text(value) -> str:
-    """'3 of 40 negative windows wrongly accepted' from the conformance phase's detail."""
+    """'3 of 40 negative windows wrongly accepted' from the conformance phase's detail; with the
+    fair negatives (counted) and the other, diagnostic ones apart when the detail has both."""
     if not value:
         return ""
     if isinstance(value, dict):
         total = value.get("negatives", value.get("total", value.get("checked")))
         accepted = value.get("accepted", value.get("wrongly_accepted"))
+        fair = value.get("fair")
+        if isinstance(fair, dict) and total is not None and accepted is not None:
+            others = total - fair.get("checked", 0)
+            other_accepted = accepted - fair.get("accepted", 0)
+            return (
+                f"{fair.get('accepted', 0)} of {fair.get('checked', 0)} fair negative windows "
+                f"accepted (counted); {other_accepted} of {others} other negative windows "
+                "accepted (shown only)"
+            )
         if total is not None and accepted is not None:
             return f"{accepted} of {total} negative windows wrongly accepted"
         return ", ".join(f"{k}: {render_value(v)}" for k, v in sorted(value.items()))

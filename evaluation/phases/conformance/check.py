@@ -5,8 +5,8 @@ See the package modules for the parts: `cases` (validation, de-duplication, nega
 verdicts, error isolation) and `diagnose` (successors and diffs for failing windows).
 
 Score (DESIGN.md §3.2): the mean over target actions with at least one window of [every window of
-the action passes]. A window with an error verdict does not pass. Specificity is reported beside
-the score and never enters it.
+the action passes and the action accepts no fair negative window] (`specificity`). A window with
+an error verdict does not pass.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import time
 from evaluation.inputs import adapter_text
 from evaluation.inputs.adapter_check import spec_problems
 from evaluation.inputs.contracts import Adapter
-from evaluation.phases.conformance import auxstate, diagnose
+from evaluation.phases.conformance import auxstate, diagnose, specificity
 from evaluation.phases.conformance import generator as gen
 from evaluation.phases.conformance.cases import (
     build_cases,
@@ -25,6 +25,7 @@ from evaluation.phases.conformance.cases import (
     negative_cases,
     validate_window,
 )
+from evaluation.phases.conformance.fair import fair_negative_cases
 from evaluation.phases.conformance.runner import (
     TLC_ARGS,
     AuxRuleError,
@@ -77,7 +78,7 @@ def _check(spec_text, contract, windows, adapter, start) -> PhaseOutcome:
         for w in windows
     ]
     cases = build_cases(windows, [not r for r in reasons])
-    negatives = negative_cases(cases, vocab, set(views))
+    negatives = _negatives(cases, vocab, set(views))
     variables = spec_variables(spec_text)
     declared = set(spec_constants(spec_text))
     init, nxt = adapter_text.behaviour(adapter, spec_text)
@@ -164,6 +165,13 @@ def _check(spec_text, contract, windows, adapter, start) -> PhaseOutcome:
             "conformance", "timeout", 0.0, details, action_outcomes, window_outcomes
         )
     return PhaseOutcome("conformance", "ran", score, details, action_outcomes, window_outcomes)
+
+
+def _negatives(cases, vocab, viewed) -> list:
+    """The fair negatives (scored) first, then the diagnostic ones not already among them."""
+    fair = fair_negative_cases(cases, vocab, viewed)
+    keys = {c.key for c in fair}
+    return fair + [c for c in negative_cases(cases, vocab, viewed) if c.key not in keys]
 
 
 def _spec_pinned(contract, adapter) -> dict[str, str]:
@@ -330,7 +338,7 @@ def _actions(contract, window_outcomes, negatives, neg_results):
     for action in contract.actions:
         mine = [w for w in window_outcomes if w.action == action]
         passed = sum(1 for w in mine if w.verdict == "pass")
-        spec = _specificity(action, negatives, neg_results)
+        spec = specificity.of_action(action, negatives, neg_results)
         row = {
             "passed": passed,
             "total": len(mine),
@@ -342,34 +350,15 @@ def _actions(contract, window_outcomes, negatives, neg_results):
             "specificity": spec,
         }
         if mine:
-            final = 1 if passed == len(mine) else 0
+            refused = specificity.refusal(action, spec)
+            final = 1 if passed == len(mine) and not refused else 0
             finals.append(final)
             row.update(zero_tolerance=final, pass_rate=round(passed / len(mine), 6))
+            if refused:
+                row["specificity_failure"] = refused
         else:
             row.update(zero_tolerance=None, pass_rate=None, note="no windows: not scored")
         per_action[action] = row
         outcomes.append(ActionOutcome(action, passed, len(mine), dict(row)))
     score = round(sum(finals) / len(finals), 6) if finals else None
     return outcomes, score, per_action
-
-
-def _specificity(action, negatives, results) -> dict:
-    mine = [(c, r) for c, r in zip(negatives, results, strict=True) if c.action == action]
-    accepted = [(c, r) for c, r in mine if r.verdict == "pass"]
-    families = {}
-    for kind in ("neg-post", "neg-step"):
-        of_kind = [r for c, r in mine if c.kind == kind]
-        families[kind] = {
-            "checked": len(of_kind),
-            "wrongly_accepted": sum(1 for r in of_kind if r.verdict == "pass"),
-            "errors": sum(1 for r in of_kind if r.verdict == "error"),
-        }
-    return {
-        "checked": len(mine),
-        "wrongly_accepted": len(accepted),
-        "by_family": families,
-        "examples": [
-            {"family": c.kind, "actor": c.actor, "pre_state": c.pre, "post_state": c.post}
-            for c, _ in accepted[:5]
-        ],
-    }

@@ -1,0 +1,477 @@
+"""P4 credits only behaviour that is there: which invariants that hold earn their point.
+
+An invariant that holds says something about the spec only if the spec has the behaviour it
+constrains, and that behaviour is the system's. After P4 (`apply`, called by the pipeline), an
+invariant with verdict `holds` keeps its credit only if:
+
+(a) it is not vacuous. Targets are measured on the spec's own behaviour within P2's bound (the
+    region P4's safety checks explore), over the schema variables the invariant reads (its
+    definition's identifiers):
+    - a2, from the corpus: every variable it reads that the windows show changing changes in
+      some reachable step too; and every string its definition names that the windows show as
+      a value of a variable it reads is reached (some state where that variable, at some key,
+      field or position, takes it): MutualExclusion names "locked", so a spec where no thread
+      ever holds the lock gets "vacuous: the spec never reaches a state where pc takes
+      \"locked\"". An invariant that reads only state the windows never show changing
+      (raftkvs's nodeEnabled, which no window shows; zookeeper's lastZxid, which no window
+      changes) has no such target: a spec may well keep it as Init sets it. It still needs the
+      spec to change some variable the windows show changing.
+    - a1, needs no windows (the only rule for a task without traces, such as curp): some
+      variable it reads changes in some reachable step. An invariant over state that never
+      leaves Init's projection holds of every spec.
+(b) the actions that change, in the corpus, the variables it reads accept no fair negative
+    window in P3 (`conformance/specificity.py`): an invariant kept by an action that allows any
+    change that keeps it (every step filtered through the invariant) is not a fact about the
+    system. An invariant reading a variable no window shows (spin's callType) depends on every
+    target action. This rule needs P3 to have run: when it did not run to the end (error,
+    timeout), the invariants it would decide are not credited either, or a spec could keep its
+    invariants by making P3 fail (P3 scores 0 then anyway). A crash of P3 itself (a scorer bug,
+    `details.internal`) leaves the rule unapplied: a scorer bug must not take P4 down with it.
+
+The targets are measured by TLC on a module beside P4's (same prefix, same adapter
+substitution, same bound): each run stops at the first state (or step) that reaches a remaining
+target, prints which targets it reached under a per-run nonce the spec cannot know, and the
+next run looks for the rest; a run that explores the whole bounded region without a hit shows
+the remaining targets are not reached. An invariant that loses its credit becomes `error`
+with the reason (prefixes VACUOUS / UNSPECIFIC, marked on the run page) and P4's score is
+recomputed; `details.credit` records the targets, what was reached and each reason.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import time
+from dataclasses import dataclass, field
+
+from evaluation.inputs import adapter_text
+from evaluation.inputs.adapter_check import identifiers
+from evaluation.phases import invariants
+from evaluation.phases.conformance.vocab import FuncSet, RecordSet, SeqOf, schema_vocab
+from evaluation.results import PhaseOutcome
+from evaluation.tla.layout import spec_first
+from evaluation.tla.sandbox import Limits, run_tlc
+from evaluation.tla.values import to_tla
+
+VACUOUS = "vacuous"
+UNSPECIFIC = "not credited"
+MAX_RUNS = 40
+SURVEY_STATES = 3000
+_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
+KEY, FIELD = "key", "field"
+
+
+# ----------------------------------------------------------------------------- targets
+
+
+@dataclass(frozen=True)
+class Target:
+    """Something the spec's bounded behaviour must show: `var` changing in some step
+    (`value` None), or `var` taking the string `value` at one of `paths` in some state."""
+
+    var: str
+    value: str | None = None
+    paths: tuple = ()
+
+    @property
+    def moves(self) -> bool:
+        return self.value is None
+
+    def text(self) -> str:
+        if self.moves:
+            return f"{self.var} changes"
+        return f'{self.var} takes "{self.value}"'
+
+    def never(self) -> str:
+        """How an unreached target reads after "the spec never ..."."""
+        if self.moves:
+            return f"changes {self.var} (it keeps the value Init gives it)"
+        return f'reaches a state where {self.var} takes "{self.value}"'
+
+
+def string_atoms(value, vocab, path=()) -> set[tuple]:
+    """(path, string) for every string inside a window value; a path step is (KEY,) for any
+    key of a function or position of a sequence, (FIELD, name) for a record field."""
+    if isinstance(value, str):
+        return {(path, value)}
+    if isinstance(value, list):
+        inner = vocab.element if isinstance(vocab, SeqOf) else None
+        return {a for item in value for a in string_atoms(item, inner, (*path, (KEY,)))}
+    if isinstance(value, dict):
+        if isinstance(vocab, FuncSet):
+            return {
+                a for v in value.values() for a in string_atoms(v, vocab.codomain, (*path, (KEY,)))
+            }
+        fields = dict(vocab.fields) if isinstance(vocab, RecordSet) else {}
+        return {
+            a
+            for name, v in value.items()
+            for a in string_atoms(v, fields.get(name), (*path, (FIELD, name)))
+        }
+    return set()
+
+
+@dataclass
+class Corpus:
+    """What the windows show, per schema variable."""
+
+    atoms: dict[str, set[tuple]] = field(default_factory=dict)
+    changing: set[str] = field(default_factory=set)
+    shown: set[str] = field(default_factory=set)
+    changed_by: dict[str, set[str]] = field(default_factory=dict)  # var -> actions
+
+    @classmethod
+    def read(cls, windows: list[dict], contract) -> Corpus:
+        vocab = schema_vocab(contract)
+        corpus = cls()
+        for window in windows:
+            pre, post = window.get("pre_state") or {}, window.get("post_state") or {}
+            for var in (set(pre) | set(post)) & set(contract.schema):
+                corpus.shown.add(var)
+                for state in (pre, post):
+                    if var in state:
+                        found = string_atoms(state[var], vocab.get(var))
+                        corpus.atoms.setdefault(var, set()).update(found)
+                if var in pre and var in post and _changed(pre[var], post[var]):
+                    corpus.changing.add(var)
+                    corpus.changed_by.setdefault(var, set()).add(str(window.get("action")))
+        return corpus
+
+
+def _changed(pre, post) -> bool:
+    if isinstance(pre, dict) and isinstance(post, dict):
+        return any(k in post and pre[k] != post[k] for k in pre)
+    return pre != post
+
+
+def reads(definition: str, contract) -> list[str]:
+    body = definition.split("==", 1)[1] if "==" in definition else definition
+    return sorted(identifiers(body) & set(contract.schema))
+
+
+def literals(definition: str) -> list[str]:
+    body = definition.split("==", 1)[1] if "==" in definition else definition
+    return sorted(set(_STRING.findall(body)))
+
+
+@dataclass
+class Plan:
+    """Per invariant: the targets that must all be reached (a2) and the ones of which at least
+    one must be (a1)."""
+
+    all_of: dict[str, list[Target]] = field(default_factory=dict)
+    any_of: dict[str, list[Target]] = field(default_factory=dict)
+
+    def targets(self) -> list[Target]:
+        found = {t for group in (self.all_of, self.any_of) for ts in group.values() for t in ts}
+        return sorted(found, key=lambda t: (t.var, t.value is not None, t.value or ""))
+
+
+def plan(contract, corpus: Corpus | None) -> Plan:
+    out = Plan()
+    for inv in contract.invariants:
+        variables = reads(inv.definition, contract)
+        if corpus is None:
+            out.any_of[inv.name] = [Target(v) for v in variables]
+            continue
+        needed = [Target(v) for v in variables if v in corpus.changing]
+        for text in literals(inv.definition):
+            for var in variables:
+                paths = tuple(sorted({p for p, s in corpus.atoms.get(var, ()) if s == text}))
+                if paths:
+                    needed.append(Target(var, text, paths))
+        out.all_of[inv.name] = needed
+        if not needed:
+            # Over state the traces never show changing (raftkvs's nodeEnabled, zookeeper's
+            # lastZxid): nothing of it to ask for, but a spec whose behaviour changes nothing
+            # the traces show changing models nothing the invariant could be about.
+            out.any_of[inv.name] = [Target(v) for v in sorted(corpus.changing)]
+    return out
+
+
+# ----------------------------------------------------------------------------- TLC
+
+
+def _path_predicate(expr: str, path: tuple, value: str, depth: int = 0) -> str:
+    if not path:
+        return f"ToString({expr}) = {to_tla(to_tla(value))}"
+    step, rest = path[0], path[1:]
+    if step[0] == KEY:
+        k = f"k{depth}"
+        inner = _path_predicate(f"{expr}[{k}]", rest, value, depth + 1)
+        return f"\\E {k} \\in DOMAIN {expr} : {inner}"
+    name = to_tla(step[1])
+    inner = _path_predicate(f"{expr}[{name}]", rest, value, depth + 1)
+    return f"({name} \\in DOMAIN {expr} /\\ {inner})"
+
+
+def predicate(target: Target) -> str:
+    """The target over the schema variables (the contract module's names)."""
+    if target.moves:
+        return f"ToString({target.var}') # ToString({target.var})"
+    return " \\/ ".join(f"({_path_predicate(target.var, p, target.value)})" for p in target.paths)
+
+
+@dataclass
+class Reach:
+    reached: set[Target] = field(default_factory=set)
+    unreached: set[Target] = field(default_factory=set)  # the whole bounded region explored
+    undetermined: str = ""  # why the rest could not be measured
+    runs: list[dict] = field(default_factory=list)
+    region: str = "within P2's bound"  # what was explored, for the reasons
+
+
+def measure(spec_text: str, contract, adapter, targets: list[Target]) -> Reach:
+    """Which targets the spec's behaviour reaches within P2's bound (see the module doc).
+
+    The first run surveys: it prints every target a step enters without stopping, over at most
+    SURVEY_STATES distinct states, so that a small spec is measured in one TLC run. What it
+    cannot settle (it hit the cap, or printed more than TLC's output keeps) the next runs
+    settle one stop at a time."""
+    depth, states = contract.budget("runtime", "depth"), contract.budget("runtime", "max_states")
+    reach = Reach(region=f"within P2's bound ({depth} steps, {states} distinct states)")
+    if not targets:
+        return reach
+    check = invariants.build_modules(spec_text, contract, adapter)
+    nonce = secrets.token_hex(6)
+    remaining = list(targets)
+    deadline = time.monotonic() + float(contract.budget("invariant", "wall_seconds"))
+    while remaining and len(reach.runs) < MAX_RUNS:
+        left = deadline - time.monotonic()
+        if left < 1:
+            reach.undetermined = "the time budget ran out before every target was measured"
+            break
+        survey = not reach.runs
+        run = _run(check, contract, adapter, remaining, nonce, left, survey)
+        hits = _hits(run.output, nonce, len(remaining))
+        reach.runs.append(
+            {
+                "kind": "survey" if survey else "until the next target",
+                "looking_for": [t.text() for t in remaining],
+                "status": run.status,
+                "exit_code": run.exit_code,
+                "reached": [remaining[i].text() for i in sorted(hits)],
+                "seconds": round(run.wall_seconds, 3),
+            }
+        )
+        reach.reached.update(remaining[i] for i in hits)
+        remaining = [t for i, t in enumerate(remaining) if i not in hits]
+        completed = invariants.completed_without_error(run)
+        if completed and not run.truncated:
+            reach.unreached.update(remaining)
+            remaining = []
+        elif not (completed or _stopped(run, check.prefix)) or not (survey or hits):
+            # Anything else than the end of the region or our own stop says nothing.
+            reach.undetermined = "TLC could not measure the spec's behaviour: " + (
+                run.note or f"exit code {run.exit_code}"
+            )
+            break
+    if remaining and not reach.undetermined:
+        reach.undetermined = f"more than {MAX_RUNS} TLC runs were needed"
+    return reach
+
+
+def _stopped(run, prefix: str) -> bool:
+    """The run ended on our property (a step entered a target, or the survey's cap), not on
+    anything else."""
+    stopped = run.exit_code == invariants.EXIT_LIVENESS_VIOLATED
+    return stopped and f"{prefix}RStep is violated" in run.output
+
+
+def _hits(output: str, nonce: str, count: int) -> set[int]:
+    found = set()
+    for group in re.findall(rf'<<\s*"{nonce}h",\s*\{{([^}}]*)\}}\s*>>', output):
+        found.update(int(k) - 1 for k in re.findall(r"\d+", group) if 0 < int(k) <= count)
+    return found
+
+
+def _run(check, contract, adapter, targets, nonce: str, wall: float, survey: bool):
+    """One TLC run over P2's bounded region: Init prints the targets each initial state
+    reaches; a step that enters a target its predecessor did not reach (or changes a variable
+    whose change is a target) prints them and, unless `survey`, stops the run (a survey stops
+    only past SURVEY_STATES distinct states). Every target reached in the region is reached in
+    an initial state or entered by some explored step, so a run that explores the region to
+    the end shows the targets it did not print are not reached."""
+    p = check.prefix
+    module_name, root = f"{p}Reach", f"{p}ReachCheck"
+    states = [i for i, t in enumerate(targets, 1) if not t.moves]
+    steps = [i for i, t in enumerate(targets, 1) if t.moves]
+    reach_module = "\n".join(
+        [
+            f"---- MODULE {module_name} ----",
+            f"EXTENDS {', '.join(invariants.CONTRACT_EXTENDS)}",
+            *([f"CONSTANTS {', '.join(contract.constants)}"] if contract.constants else []),
+            f"VARIABLES {', '.join(contract.schema)}",
+            *(f"{p}T{i} == {predicate(t)}" for i, t in enumerate(targets, 1)),
+            f"{p}H == {_indexes(p, states)}",
+            f"{p}New == ({p}H' \\ {p}H) \\cup {_indexes(p, steps)}",
+            "====",
+        ]
+    )
+    substitutions = [
+        f"{v} <- ({adapter_text.rewrite(adapter.variables.get(v, v), p)})" for v in contract.schema
+    ]
+    substitutions += [f"{c} <- {p}K_{c}" for c in contract.constants]
+    tag, new = f'"{nonce}h"', f"{p}R!{p}New"
+    go_on = f'TLCGet("distinct") < {SURVEY_STATES}' if survey else "FALSE"
+    lines = [
+        f"---- MODULE {root} ----",
+        f"EXTENDS {check.root}, TLC",
+        f"{p}R == INSTANCE {module_name} WITH\n    " + ",\n    ".join(substitutions),
+        f"{p}RInit == {check.init} /\\ PrintT(<<{tag}, {p}R!{p}H>>)",
+        f"{p}RStep == [][{new} = {{}} \\/ (PrintT(<<{tag}, {new}>>) /\\ {go_on})]_{p}Vars",
+        "====",
+    ]
+    cfg = [
+        check.constants_cfg,
+        f"INIT {p}RInit",
+        f"NEXT {check.next}",
+        f"CONSTRAINT {p}Bound",
+        f"PROPERTY {p}RStep",
+    ]
+    modules = {
+        **check.modules,
+        module_name: reach_module + "\n",
+        **spec_first(root, check.spec_module, "\n".join(lines) + "\n"),
+    }
+    limits = Limits(
+        wall_seconds=wall,
+        cpu_seconds=int(wall * 2) + 5,
+        heap_mb=int(contract.budget("invariant", "heap_mb")),
+        scratch_mb=int(contract.budget("invariant", "scratch_mb")),
+        long_run=True,
+    )
+    flags = check.flags if "-deadlock" in check.flags else ["-deadlock", *check.flags]
+    return run_tlc(modules, root, "\n".join(c for c in cfg if c) + "\n", flags, limits)
+
+
+def _indexes(prefix: str, indexes: list[int]) -> str:
+    """The set of the targets among `indexes` that hold (in the state, or of the step)."""
+    if not indexes:
+        return "{}"
+    k = f"{prefix}k"
+    arms = " [] ".join(f"{k} = {i} -> {prefix}T{i}" for i in indexes)
+    return f"{{{k} \\in {{{', '.join(map(str, indexes))}}} : CASE {arms}}}"
+
+
+# ----------------------------------------------------------------------------- credit
+
+
+def apply(
+    outcome: PhaseOutcome,
+    conformance: PhaseOutcome | None,
+    spec_text: str,
+    contract,
+    adapter,
+    windows: list[dict],
+) -> PhaseOutcome:
+    """P4's outcome with credit withdrawn from the invariants that hold without earning it."""
+    holding = [i for i in outcome.invariants if i.verdict == "holds"]
+    if outcome.status not in ("ran", "timeout") or not holding:
+        return outcome
+    started = time.monotonic()
+    corpus = Corpus.read(windows, contract) if contract.has_traces else None
+    targets = plan(contract, corpus)
+    wanted = {i.name for i in holding}
+    needed = [
+        t for name in wanted for t in targets.all_of.get(name, []) + targets.any_of.get(name, [])
+    ]
+    reach = measure(spec_text, contract, adapter, sorted(set(needed), key=Target.text))
+    unspecific = _unspecific(conformance) if corpus is not None else {}
+    reasons = {}
+    for inv in holding:
+        definition = next(i.definition for i in contract.invariants if i.name == inv.name)
+        reason = _vacuity(inv.name, targets, reach) or _specificity(
+            definition, contract, corpus, conformance, unspecific
+        )
+        if reason:
+            inv.verdict = "error"
+            inv.reason = reason
+            reasons[inv.name] = reason
+    holds = sum(1 for i in outcome.invariants if i.verdict == "holds")
+    if outcome.score is not None and outcome.invariants:
+        outcome.score = holds / len(outcome.invariants)
+    outcome.details["holds"] = holds
+    outcome.details["credit"] = {
+        "rule": (
+            "an invariant that holds is credited only if the spec's behaviour within P2's bound "
+            "reaches what it constrains (a1, a2) and the actions that change what it reads "
+            "accept no fair negative window in P3 (b)"
+        ),
+        "windows_rule": corpus is not None,
+        "reached": sorted(t.text() for t in reach.reached),
+        "not_reached": sorted(t.text() for t in reach.unreached),
+        "region": reach.region,
+        "undetermined": reach.undetermined,
+        "runs": reach.runs,
+        "withdrawn": reasons,
+        "seconds": round(time.monotonic() - started, 3),
+    }
+    outcome.duration_seconds = round(outcome.duration_seconds + time.monotonic() - started, 3)
+    return outcome
+
+
+def _vacuity(name: str, targets: Plan, reach: Reach) -> str:
+    missing = [t for t in targets.all_of.get(name, []) if t not in reach.reached]
+    options = targets.any_of.get(name, [])
+    frozen = bool(options) and not any(t in reach.reached for t in options)
+    if not missing and not frozen:
+        return ""
+    if not missing:
+        if reach.undetermined and not all(t in reach.unreached for t in options):
+            return f"{UNSPECIFIC}: whether the spec's behaviour changes anything is not known: " + (
+                reach.undetermined
+            )
+        names = _and([t.var for t in options])
+        which = names if len(options) == 1 else f"any of {names}"
+        return f"{VACUOUS}: {reach.region} the spec never changes {which} (it keeps Init's values)"
+    if reach.undetermined and not all(t in reach.unreached for t in missing):
+        shown = ", ".join(t.text() for t in missing)
+        return f"{UNSPECIFIC}: whether the spec's behaviour shows {shown} is not known: " + (
+            reach.undetermined
+        )
+    return f"{VACUOUS}: {reach.region} the spec never " + "; never ".join(
+        t.never() for t in missing
+    )
+
+
+def _unspecific(conformance: PhaseOutcome | None) -> dict[str, str]:
+    """Action -> the P3 refusal, for the actions that accept a fair negative window."""
+    rows = ((conformance.details or {}).get("per_action") or {}) if conformance else {}
+    return {a: r["specificity_failure"] for a, r in rows.items() if r.get("specificity_failure")}
+
+
+def _specificity(definition, contract, corpus, conformance, unspecific) -> str:
+    if corpus is None:
+        return ""  # rule (b) needs windows
+    variables = reads(definition, contract)
+    unseen = [v for v in variables if v not in corpus.shown]
+    if unseen:
+        # State no window shows may be changed by any target action.
+        actions = set(contract.actions)
+        what = f"{', '.join(unseen)}, which no window shows, may be changed by any action"
+    else:
+        actions = {a for v in variables for a in corpus.changed_by.get(v, ())}
+        what = f"the traces change {_and(variables)} through {_and(sorted(actions))}"
+    if not actions:
+        return ""
+    if conformance is not None and (conformance.details or {}).get("internal"):
+        return ""  # a scorer bug in P3 must not take P4's verdicts down with it
+    if conformance is None or conformance.status != "ran":
+        status = conformance.status if conformance else "not run"
+        return (
+            f"{UNSPECIFIC}: {what}, and P3 ended with status {status}, so whether they allow "
+            "transitions the system never makes is not known"
+        )
+    bad = sorted(a for a in actions if a in unspecific)
+    if not bad:
+        return ""
+    return (
+        f"{UNSPECIFIC}: {what}, and {_and(bad)} {'accepts' if len(bad) == 1 else 'accept'} "
+        "transitions the system never makes (P3 specificity): an invariant kept by actions that "
+        "allow any change that keeps it is no fact about the system"
+    )
+
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
