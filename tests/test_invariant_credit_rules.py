@@ -113,3 +113,12 @@ def test_only_invariants_that_hold_are_looked_at():
     outcome = _p4(("MutualExclusion", "violated"))
     assert credit.apply(outcome, None, "", spin(), None, []) is outcome
     assert outcome.invariants[0].verdict == "violated"
+
+
+def test_an_invariant_over_state_no_window_changes_depends_on_no_action():
+    zookeeper = load_contract("zookeeper")
+    corpus = credit.Corpus.read(cut_windows(zookeeper, settings.SYSMOBENCH_DATA_DIR), zookeeper)
+    (recency,) = [i for i in zookeeper.invariants if i.name == "VoteRecencyConsistency"]
+    p3 = PhaseOutcome("conformance", "ran", 0.0, details={"per_action": {}})
+    unspecific = {a: "accepts a transition ..." for a in zookeeper.actions}
+    assert credit._specificity(recency.definition, zookeeper, corpus, p3, unspecific) == ""

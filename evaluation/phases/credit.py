@@ -144,14 +144,18 @@ def _changed(pre, post) -> bool:
     return pre != post
 
 
+def _body(definition: str) -> str:
+    return definition.split("==", 1)[1] if "==" in definition else definition
+
+
 def reads(definition: str, contract) -> list[str]:
-    body = definition.split("==", 1)[1] if "==" in definition else definition
-    return sorted(identifiers(body) & set(contract.schema))
+    """The schema variables an invariant's definition names."""
+    return sorted(identifiers(_body(definition)) & set(contract.schema))
 
 
 def literals(definition: str) -> list[str]:
-    body = definition.split("==", 1)[1] if "==" in definition else definition
-    return sorted(set(_STRING.findall(body)))
+    """The strings an invariant's definition names (the values it constrains)."""
+    return sorted(set(_STRING.findall(_body(definition))))
 
 
 @dataclass
@@ -162,9 +166,15 @@ class Plan:
     all_of: dict[str, list[Target]] = field(default_factory=dict)
     any_of: dict[str, list[Target]] = field(default_factory=dict)
 
-    def targets(self) -> list[Target]:
-        found = {t for group in (self.all_of, self.any_of) for ts in group.values() for t in ts}
-        return sorted(found, key=lambda t: (t.var, t.value is not None, t.value or ""))
+    def still_needed(self, names, reached: set[Target]) -> set[Target]:
+        """The targets that can still change a verdict of the invariants `names`: every one
+        they all need, and the options of a group none of whose members is reached yet."""
+        out = {t for name in names for t in self.all_of.get(name, [])}
+        for name in names:
+            options = self.any_of.get(name, [])
+            if not any(t in reached for t in options):
+                out.update(options)
+        return out
 
 
 def plan(contract, corpus: Corpus | None) -> Plan:
@@ -221,13 +231,14 @@ class Reach:
     region: str = "within P2's bound"  # what was explored, for the reasons
 
 
-def measure(spec_text: str, contract, adapter, targets: list[Target]) -> Reach:
+def measure(spec_text: str, contract, adapter, targets: list[Target], wanted=None) -> Reach:
     """Which targets the spec's behaviour reaches within P2's bound (see the module doc).
 
     The first run surveys: it prints every target a step enters without stopping, over at most
     SURVEY_STATES distinct states, so that a small spec is measured in one TLC run. What it
     cannot settle (it hit the cap, or printed more than TLC's output keeps) the next runs
-    settle one stop at a time."""
+    settle one stop at a time, looking only for the targets `wanted(reached)` still needs
+    (all of them by default)."""
     depth, states = contract.budget("runtime", "depth"), contract.budget("runtime", "max_states")
     reach = Reach(region=f"within P2's bound ({depth} steps, {states} distinct states)")
     if not targets:
@@ -256,6 +267,8 @@ def measure(spec_text: str, contract, adapter, targets: list[Target]) -> Reach:
         )
         reach.reached.update(remaining[i] for i in hits)
         remaining = [t for i, t in enumerate(remaining) if i not in hits]
+        if wanted is not None:
+            remaining = [t for t in remaining if t in wanted(reach.reached)]
         completed = invariants.completed_without_error(run)
         if completed and not run.truncated:
             reach.unreached.update(remaining)
@@ -342,6 +355,9 @@ def _run(check, contract, adapter, targets, nonce: str, wall: float, survey: boo
         long_run=True,
     )
     flags = check.flags if "-deadlock" in check.flags else ["-deadlock", *check.flags]
+    # -difftrace: the trace TLC prints when we stop it must not push our print (just before
+    # it) out of the output TLC's reader keeps.
+    flags = [*flags, "-difftrace"]
     return run_tlc(modules, root, "\n".join(c for c in cfg if c) + "\n", flags, limits)
 
 
@@ -376,7 +392,13 @@ def apply(
     needed = [
         t for name in wanted for t in targets.all_of.get(name, []) + targets.any_of.get(name, [])
     ]
-    reach = measure(spec_text, contract, adapter, sorted(set(needed), key=Target.text))
+    reach = measure(
+        spec_text,
+        contract,
+        adapter,
+        sorted(set(needed), key=Target.text),
+        lambda reached: targets.still_needed(wanted, reached),
+    )
     unspecific = _unspecific(conformance) if corpus is not None else {}
     reasons = {}
     for inv in holding:
@@ -452,9 +474,10 @@ def _specificity(definition, contract, corpus, conformance, unspecific) -> str:
         what = f"{', '.join(unseen)}, which no window shows, may be changed by any action"
     else:
         actions = {a for v in variables for a in corpus.changed_by.get(v, ())}
-        what = f"the traces change {_and(variables)} through {_and(sorted(actions))}"
-    if not actions:
-        return ""
+        if not actions:
+            return ""  # no window changes what it reads: no action's specificity bears on it
+        changed = [v for v in variables if v in corpus.changed_by]
+        what = f"the traces change {_and(changed)} through {_and(sorted(actions))}"
     if conformance is not None and (conformance.details or {}).get("internal"):
         return ""  # a scorer bug in P3 must not take P4's verdicts down with it
     if conformance is None or conformance.status != "ran":
