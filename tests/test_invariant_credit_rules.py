@@ -5,7 +5,7 @@ behaviour.py` runs the rules on real specs."""
 from django.conf import settings
 
 from evaluation.inputs.contracts import load_contract
-from evaluation.phases import credit
+from evaluation.phases import credit, reach
 from evaluation.phases.conformance.vocab import schema_vocab
 from evaluation.results import InvariantOutcome, PhaseOutcome
 from evaluation.windows import cut_windows
@@ -54,12 +54,10 @@ def test_a_task_without_traces_has_only_the_rule_that_needs_no_windows():
 
 def test_targets_reach_into_records_and_sequences_by_the_corpus_paths():
     network = schema_vocab(load_contract("locksvc"))["network"]
-    atoms = credit.string_atoms({"0": [{"from": "1", "type": 1}], "1": [{"type": 3}]}, network)
-    assert (((credit.KEY,), (credit.KEY,), (credit.FIELD, "from")), "1") in atoms
-    target = credit.Target(
-        "network", "1", (((credit.KEY,), (credit.KEY,), (credit.FIELD, "from")),)
-    )
-    text = credit.predicate(target)
+    atoms = reach.string_atoms({"0": [{"from": "1", "type": 1}], "1": [{"type": 3}]}, network)
+    assert (((reach.KEY,), (reach.KEY,), (reach.FIELD, "from")), "1") in atoms
+    target = reach.Target("network", "1", (((reach.KEY,), (reach.KEY,), (reach.FIELD, "from")),))
+    text = reach.predicate(target)
     # A record field is read only where the record has it (a grant has no `from`).
     assert '"from" \\in DOMAIN network[k0][k1]' in text
     assert "ToString(" in text  # compared as text: no TLC error on a value of another kind
@@ -98,14 +96,14 @@ def test_vacuity_names_what_the_spec_never_reaches():
     plan = _plan()
     locked = next(t for t in plan.all_of["MutualExclusion"] if not t.moves)
     moves = next(t for t in plan.all_of["MutualExclusion"] if t.moves)
-    reach = credit.Reach(reached={moves}, unreached={locked}, region="within P2's bound")
-    reason = credit._vacuity("MutualExclusion", plan, reach)
+    measured = reach.Reach(reached={moves}, unreached={locked}, region="within P2's bound")
+    reason = credit._vacuity("MutualExclusion", plan, measured)
     assert reason == (
         'vacuous: within P2\'s bound the spec never reaches a state where pc takes "locked"'
     )
-    reach = credit.Reach(reached={moves, locked})
-    assert credit._vacuity("MutualExclusion", plan, reach) == ""
-    unknown = credit.Reach(reached={moves}, undetermined="the time budget ran out")
+    measured = reach.Reach(reached={moves, locked})
+    assert credit._vacuity("MutualExclusion", plan, measured) == ""
+    unknown = reach.Reach(reached={moves}, undetermined="the time budget ran out")
     assert credit._vacuity("MutualExclusion", plan, unknown).startswith(credit.UNSPECIFIC)
 
 
