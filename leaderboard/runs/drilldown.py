@@ -411,13 +411,16 @@ def tlc_config(run) -> dict | None:
 
 
 def _conformance_notes(result) -> dict:
-    """The pooled pass rate and the auxiliary-state rule, shown beside the P3 score."""
+    """The pooled pass rate, the rule for starting states and the adapter's state mappings the
+    spec's behaviour refused, shown beside the P3 score."""
     details = (result.details or {}) if result is not None else {}
     aux = details.get("auxiliary_state") or {}
+    mapping = details.get("state_mapping") or {}
     return {
         "pooled_rate": details.get("pooled_rate"),
         "distinct_cases": details.get("distinct_cases"),
         "auxiliary_state": aux_rule_sentence(aux),
+        "refused_mappings": [r.get("text", "") for r in mapping.get("refused") or []],
     }
 
 

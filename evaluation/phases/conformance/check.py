@@ -25,13 +25,8 @@ from evaluation.phases.conformance.cases import (
     negative_cases,
     validate_window,
 )
-from evaluation.phases.conformance.runner import (
-    TLC_ARGS,
-    AuxRuleError,
-    Budget,
-    SetupError,
-    check_cases,
-)
+from evaluation.phases.conformance.credit import refusal_text
+from evaluation.phases.conformance.runner import TLC_ARGS, Budget, SetupError, check_cases
 from evaluation.phases.conformance.spectext import (
     module_name,
     spec_constants,
@@ -107,17 +102,8 @@ def _check(spec_text, contract, windows, adapter, start) -> PhaseOutcome:
     )
     try:
         everything = cases + negatives
-        aux, aux_text = (
-            auxstate.choose(plan, spec_text, everything, contract, budget)
-            if cases
-            else (gen.AuxRule("pinned"), "no checkable windows")
-        )
-        try:
-            results = check_cases(plan, spec_text, everything, actions, aux, budget)
-        except AuxRuleError as exc:
-            why = "TLC cannot enumerate the spec's TypeOK (" + str(exc).splitlines()[0] + ")"
-            aux, aux_text = auxstate.explored(plan, spec_text, everything, contract, budget, why)
-            results = check_cases(plan, spec_text, everything, actions, aux, budget)
+        aux, aux_text, refused = auxstate.choose(plan, spec_text, everything, contract, budget)
+        results = check_cases(plan, spec_text, everything, actions, aux, budget)
     except SetupError as exc:
         assumed = assumptions.explain(
             exc.messages, spec_text, dict(contract.constants), dict(adapter.constants)
@@ -127,7 +113,7 @@ def _check(spec_text, contract, windows, adapter, start) -> PhaseOutcome:
         return _phase_error(_explain(str(exc), adapter, actions))
     real, neg = results[: len(cases)], results[len(cases) :]
     failing = [i for i, r in enumerate(real) if r.verdict == "fail"]
-    closest, pre_diffs = _diagnose(plan, spec_text, cases, failing, actions, aux, budget)
+    closest, pre_diffs = _diagnose(plan, spec_text, cases, failing, real, actions, aux, budget)
     window_outcomes = _windows(
         windows, reasons, cases, real, closest, _undecidable(plan, cases, real, aux), pre_diffs
     )
@@ -142,6 +128,7 @@ def _check(spec_text, contract, windows, adapter, start) -> PhaseOutcome:
         "distinct_cases": len(cases),
         "negative_cases": len(negatives),
         "auxiliary_state": {"rule": aux.kind, "description": aux_text},
+        **_state_mapping(plan, refused),
         "failing_windows": [
             {
                 "window_id": w.window_id,
@@ -164,6 +151,18 @@ def _check(spec_text, contract, windows, adapter, start) -> PhaseOutcome:
             "conformance", "timeout", 0.0, details, action_outcomes, window_outcomes
         )
     return PhaseOutcome("conformance", "ran", score, details, action_outcomes, window_outcomes)
+
+
+def _state_mapping(plan, refused: list[dict]) -> dict:
+    """The adapter's state mappings: which the spec's behaviour confirmed, which it refused."""
+    if not plan.adapter.state:
+        return {}
+    return {
+        "state_mapping": {
+            "credited": gen.state_mapped(plan),
+            "refused": [{**r, "text": refusal_text(r)} for r in refused],
+        }
+    }
 
 
 def _spec_pinned(contract, adapter) -> dict[str, str]:
@@ -211,16 +210,13 @@ def _explain(problem: str, adapter, actions: list[str]) -> str:
     return prefix + "the conformance wrapper could not be checked: " + problem
 
 
-def _diagnose(plan, spec_text, cases, failing, actions, aux, budget) -> tuple[dict, dict]:
+def _diagnose(plan, spec_text, cases, failing, results, actions, aux, budget):
     """Failing case index -> its closest successors, and -> where the mappings of a pre-state
     built entirely from the window disagree with it."""
     if not failing:
         return {}, {}
-    sub = aux
-    if aux.kind == "explored":
-        sub = gen.AuxRule(
-            aux.kind, aux.variables, aux.candidates, [aux.per_case[i] for i in failing]
-        )
+    # The successors shown are those of the pre-states the action failed from.
+    sub = aux.subset(failing, {i: results[i].failing for i in failing})
     viewed: dict[int, dict] = {}
     pre: dict[int, list[dict]] = {}
     chosen = [cases[i] for i in failing]
@@ -235,18 +231,15 @@ def _diagnose(plan, spec_text, cases, failing, actions, aux, budget) -> tuple[di
 
 
 def _undecidable(plan, cases, results, aux) -> dict[int, str]:
-    """Failing case index -> the spec variables whose pre-state values no rule could build:
-    none satisfied TypeOK with the window (0 candidates), or the explored rule found no state
-    agreeing with the window and fell back to unrelated ones. A failure there says nothing
-    about the spec's action, so the verdict is `undecided`, never `fail`."""
+    """Failing case index -> the spec variables no credited state could give values: the case
+    is not built from its window and no explored state of the spec shows its pre-state. A
+    failure there says nothing about the spec's action, so the verdict is `undecided`, never
+    `fail` (and it counts as not passed)."""
     out = {}
-    fallback = set(getattr(aux, "fallback", ()) or ())
     for ci, (case, result) in enumerate(zip(cases, results, strict=True)):
-        if result.verdict != "fail":
+        if result.verdict != "fail" or gen.built(plan, case) or result.freedom:
             continue
-        free = [v for v in plan.spec_variables if v not in gen.pinned_vars(plan, case)]
-        if free and (result.freedom == 0 or ci in fallback):
-            out[ci] = ", ".join(free)
+        out[ci] = ", ".join(v for v in plan.spec_variables if v not in gen.pinned_vars(plan, case))
     return out
 
 
@@ -270,16 +263,18 @@ def _windows(
             if ci in undecidable:
                 verdict = "undecided"
                 reason = (
-                    "no pre-state of the spec could be built for this window: the spec keeps "
-                    f"state the trace does not show ({undecidable[ci]})"
+                    "no state the spec reaches from Init (within the exploration bounds) shows "
+                    "this window's pre-state, and the spec keeps state the window does not "
+                    f"give ({undecidable[ci]})"
                 )
                 detail["hint"] = (
                     f"add a state mapping for {undecidable[ci]} to the adapter (`state:`, an "
-                    "expression over the window's observed state `obs`)"
+                    "expression over the window's observed state `obs`); it is credited when "
+                    "the spec's reachable states agree with it"
                 )
             elif r.verdict == "fail":
                 detail["closest"] = closest.get(ci, [])
-                reason = _fail_reason(r.freedom, detail["closest"], bool(cases[ci].pre))
+                reason = _fail_reason(r, detail["closest"], bool(cases[ci].pre))
                 if r.freedom == 0 and (pre_diffs or {}).get(ci):
                     detail["pre_differences"] = pre_diffs[ci]
                     reason += "; the mappings show " + _diff_text(pre_diffs[ci])
@@ -300,8 +295,8 @@ def _windows(
     return out
 
 
-def _fail_reason(freedom, closest, has_pre: bool = True) -> str:
-    if freedom == 0:
+def _fail_reason(result, closest, has_pre: bool = True) -> str:
+    if result.freedom == 0:
         return (
             "no pre-state of the spec matches the window's pre-state (every spec variable was "
             "built from the window, but the adapter's variable mappings of that state do not "
@@ -309,10 +304,19 @@ def _fail_reason(freedom, closest, has_pre: bool = True) -> str:
             if has_pre
             else "no pre-state of the spec matches the window's pre-state"
         )
+    some = ""
+    if result.freedom > 1:
+        failed = len(result.failing)
+        some = (
+            f"from {failed} of the {result.freedom} spec states that show the window's "
+            "pre-state (each must pass): "
+        )
     if not closest:
-        return "the action is not enabled from the window's pre-state"
-    return "post-state not reachable in one step; closest successor differs in " + _diff_text(
-        closest[0]["differences"]
+        return some + "the action is not enabled from the window's pre-state"
+    return (
+        some
+        + "post-state not reachable in one step; closest successor differs in "
+        + _diff_text(closest[0]["differences"])
     )
 
 

@@ -1,13 +1,19 @@
 """Run cases through TLC in chunks and turn the output into one verdict per case.
 
-A chunk is one TLC run. Its outcome per case:
-- pass: the nonce-tagged `<<"<nonce>v", k>>` line was printed (a successor satisfied the post
-  constraints), in a run that ended normally with nothing left on the queue;
-- fail: the run ended normally and no such line exists for k;
+A chunk is one TLC run. Its outcome per case, from the nonce-tagged lines `<<"<nonce>c", k, j>>`
+(pre-state j of case k was checked) and `<<"<nonce>v", k, j>>` (a successor of it satisfied the
+post constraints), in a run that ended normally with nothing left on the queue:
+- pass: at least one pre-state, and a pass line for every one of them (no convenient choice:
+  where several credited spec states show the window's pre-state, the action must take each of
+  them to the post-state);
+- fail: otherwise (`freedom` says how many pre-states there were, `failing` which ones failed);
+  a case with no candidate at all (`AuxRule.unmatched`) is not run and fails with freedom 0;
 - error: TLC could not evaluate case k. An evaluation error aborts the whole run; the trace TLC
   prints shows `_w_<nonce> = k`, so case k gets the error and the rest run again. When the trace
   does not name a case (an error while computing initial states), the chunk is split in halves
   until it does. Reruns are bounded; what the bound leaves unevaluated is an error, never a pass.
+Output cut short by the sandbox's limit proves nothing (a missing line may be a failure): the
+chunk runs again in halves, and a single case that cannot be read is an error.
 A parse error of the generated module (unknown operator, wrong arity in an adapter action) is
 not a window verdict: it raises SetupError with SANY's message.
 """
@@ -16,7 +22,7 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from evaluation.phases.conformance import generator as gen
 from evaluation.phases.conformance.cases import Case
@@ -27,7 +33,6 @@ from evaluation.tla.sandbox import Limits, ToolRun, run_tlc
 CHUNK = 1000
 MAX_RUNS = 40
 TLC_ARGS = ["-deadlock", "-nowarning"]
-INIT_DONE = 2190  # "Finished computing initial states"
 
 
 class SetupError(Exception):
@@ -39,15 +44,12 @@ class SetupError(Exception):
         self.messages = list(messages)
 
 
-class AuxRuleError(Exception):
-    """TLC could not compute the initial states under the TypeOK rule."""
-
-
 @dataclass
 class CaseResult:
     verdict: str
     reason: str = ""
-    freedom: int | None = None
+    freedom: int | None = None  # how many pre-states the case was checked from
+    failing: set[int] = field(default_factory=set)  # candidate numbers the action failed from
 
 
 @dataclass
@@ -139,8 +141,12 @@ def error_text(run: ToolRun, nonce: str) -> str:
     return text.replace(nonce, "")[:1500]
 
 
-def tagged(output: str, nonce: str, tag: str) -> list[int]:
-    return [int(k) for k in re.findall(rf'<<\s*"{nonce}{tag}",\s*(\d+)\s*>>', output)]
+def tagged(output: str, nonce: str, tag: str) -> dict[int, set[int]]:
+    """Case number -> the pre-state numbers printed with this tag."""
+    found: dict[int, set[int]] = {}
+    for k, j in re.findall(rf'<<\s*"{nonce}{tag}",\s*(\d+),\s*(\d+)\s*>>', output):
+        found.setdefault(int(k), set()).add(int(j))
+    return found
 
 
 def check_cases(
@@ -152,7 +158,10 @@ def check_cases(
     budget: Budget,
 ) -> list[CaseResult]:
     results: list[CaseResult | None] = [None] * len(cases)
-    queue = [list(range(i, min(i + CHUNK, len(cases)))) for i in range(0, len(cases), CHUNK)]
+    for i in aux.unmatched:
+        results[i] = CaseResult("fail", "", 0)
+    runnable = [i for i in range(len(cases)) if results[i] is None]
+    queue = [runnable[i : i + CHUNK] for i in range(0, len(runnable), CHUNK)]
     while queue:
         chunk = queue.pop(0)
         if budget.remaining() <= 1 or budget.runs >= MAX_RUNS:
@@ -165,17 +174,10 @@ def check_cases(
             for i in chunk:
                 results[i] = CaseResult("error", reason)
             continue
-        sub_aux = _sub_aux(aux, chunk)
-        module = gen.build_module(plan, [cases[i] for i in chunk], actions, sub_aux)
+        module = gen.build_module(plan, [cases[i] for i in chunk], actions, aux.subset(chunk))
         run = run_module(plan, spec_text, module, budget)
-        queue[:0] = _absorb(run, plan, chunk, results, budget, aux.kind)
+        queue[:0] = _absorb(run, plan, chunk, results, budget, aux)
     return [r or CaseResult("error", "not evaluated") for r in results]
-
-
-def _sub_aux(aux: gen.AuxRule, chunk: list[int]) -> gen.AuxRule:
-    if aux.kind != "explored":
-        return aux
-    return gen.AuxRule(aux.kind, aux.variables, aux.candidates, [aux.per_case[i] for i in chunk])
 
 
 def _halves(chunk: list[int]) -> list[list[int]]:
@@ -183,27 +185,19 @@ def _halves(chunk: list[int]) -> list[list[int]]:
     return [chunk[:mid], chunk[mid:]]
 
 
-def _absorb(run: ToolRun, plan, chunk, results, budget, aux_kind: str) -> list[list[int]]:
+def _absorb(run: ToolRun, plan, chunk, results, budget, aux) -> list[list[int]]:
     """Record what this run decided; return the sub-chunks that must run again."""
     if run.status == "ok":
-        passed = set(tagged(run.output, plan.nonce, "v"))
-        counts: dict[int, int] = {}
-        for k in tagged(run.output, plan.nonce, "c"):
-            counts[k] = counts.get(k, 0) + 1
         if run.truncated:
-            # A tag that survived truncation is still a proof of a pass; the rest run again in
-            # smaller chunks (the spec may print so much that a single case cannot be read).
-            unread = [i for k, i in enumerate(chunk, start=1) if k not in passed]
-            for k, i in enumerate(chunk, start=1):
-                if k in passed:
-                    results[i] = CaseResult("pass", "", None)
-            if len(unread) > 1:
-                return _halves(unread)
-            for i in unread:
-                results[i] = CaseResult("error", "TLC output too large to read the verdict")
+            if len(chunk) > 1:
+                return _halves(chunk)
+            results[chunk[0]] = CaseResult("error", "TLC output too large to read the verdict")
             return []
+        checked = tagged(run.output, plan.nonce, "c")
+        passed = tagged(run.output, plan.nonce, "v")
         for k, i in enumerate(chunk, start=1):
-            results[i] = CaseResult("pass" if k in passed else "fail", "", counts.get(k, 0))
+            classes = aux.classes if aux.kind == "explored" and aux.per_case[i] else {}
+            results[i] = verdict(checked.get(k, set()), passed.get(k, set()), classes)
         return []
     if run.status == "timeout":
         budget.timed_out = True
@@ -213,8 +207,6 @@ def _absorb(run: ToolRun, plan, chunk, results, budget, aux_kind: str) -> list[l
     problem = _setup_problem(run)
     if problem:
         raise SetupError(problem.replace(plan.nonce, ""), run.messages)
-    if aux_kind == "typeok" and tlcmsg.first(run.messages, INIT_DONE) is None:
-        raise AuxRuleError(error_text(run, plan.nonce))
     k = attributed_case(run, plan.nonce)
     if k is not None and 1 <= k <= len(chunk):
         results[chunk[k - 1]] = CaseResult("error", error_text(run, plan.nonce))
@@ -224,3 +216,15 @@ def _absorb(run: ToolRun, plan, chunk, results, budget, aux_kind: str) -> list[l
         return _halves(chunk)
     results[chunk[0]] = CaseResult("error", error_text(run, plan.nonce))
     return []
+
+
+def verdict(checked: set[int], passed: set[int], classes: dict[int, int]) -> CaseResult:
+    """Pass only when the action reached the post-state from every pre-state checked; with
+    `classes` (candidates that differ only in event-decided variables, auxstate.py), from some
+    pre-state of every class."""
+    groups: dict[int, set[int]] = {}
+    for j in checked:
+        groups.setdefault(classes.get(j, -j), set()).add(j)
+    failing = set().union(*(g for g in groups.values() if not g & passed))
+    ok = bool(checked) and not failing
+    return CaseResult("pass" if ok else "fail", "", len(checked), failing)
