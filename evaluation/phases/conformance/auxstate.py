@@ -10,10 +10,14 @@ pre-state the spec's own behaviour confirms (docs/ARCHITECTURE.md, "How a score 
    one pre-state, built from the window.
 2. explored: otherwise the case's pre-states are the spec's own states reachable from its Init
    within `conformance.depth` steps (at most `conformance.max_states` of them, in TLC's
-   breadth-first order) under the pinned constants, computed once per spec: those whose schema
-   projection agrees with the window's pre-state (every given key of a partly given function
-   included). The window passes only if the action takes every one of them to its post-state
-   (runner.py). When none agrees, the window is `undecided`: no state of the spec shows it.
+   breadth-first order) under the pinned constants whose schema projection agrees with the
+   window's pre-state (every given key of a partly given function included). The window passes
+   only if the action takes every one of them to its post-state; they are found, and the case
+   decided, in one exploration run (explore.py). When none agrees, the window is `undecided`:
+   no state of the spec shows it. Candidates that differ only in a schema variable the contract
+   marks `event_decides` form one class, one of which must pass.
+3. gap: a case built from its window but for schema variables the contract says the traces
+   observe and the window leaves out: every value the contract allows them, each must pass.
 The spec's TypeOK plays no part: it is what the spec says of its states, not what it does (a
 TypeOK of `cheat = TRUE` would otherwise credit a state Init never leads to).
 Each window reports how many pre-states it was checked from (`pre_state_candidates`).
@@ -23,100 +27,107 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import re
-from dataclasses import dataclass
 
 from evaluation.phases.conformance import credit
 from evaluation.phases.conformance import generator as gen
 from evaluation.phases.conformance.cases import Case
-from evaluation.phases.conformance.diagnose import read_tagged
-from evaluation.phases.conformance.runner import Budget, SetupError, run_module
-from evaluation.phases.conformance.tlatext import tla_text
+from evaluation.phases.conformance.explore import Exploration, SpecError, explore
+from evaluation.phases.conformance.runner import CaseResult
 from evaluation.phases.conformance.vocab import FuncSet
-from evaluation.tla.tlcvalue import to_json_like
 from evaluation.tla.values import to_tla
 
 MAX_COMPLETIONS = 729  # rule 3's combinations per window (etcd: 3 nodes x 3 terms = 27)
 
 
-@dataclass
-class Explored:
-    """One reachable state of the spec that agrees with some window, as exploration printed
-    it."""
-
-    values: tuple  # the spec variables' values, in plan.spec_variables order
-    shows: set  # the distinct pre-states (pre_key) it agrees with, as TLC compared them
-
-
-@dataclass
-class Exploration:
-    """What one breadth-first run from Init saw (the states themselves are not all printed:
-    TLC's output is bounded, so only what a check needs is)."""
-
-    states: list[Explored]  # the states some window that needs a candidate agrees with
-    reached: int  # distinct states TLC found
-    mismatches: dict  # checked state mapping -> (projection, spec value, mapped value)
-    leaves: dict  # state-mapped variable -> the leaf values it has in some reached state
-    cut: str  # a note when TLC's output was cut short
-
-
-def choose(plan: gen.Plan, spec_text: str, cases: list[Case], contract, budget: Budget):
-    """(AuxRule, description, state-mapping refusals) for this spec and these cases; sets
-    `plan.refused_state` to the state-mapped variables the spec's behaviour did not confirm."""
+def choose(plan: gen.Plan, spec_text: str, cases: list[Case], actions: list[str], contract, budget):
+    """(AuxRule, description, state-mapping refusals, verdicts already decided) for these
+    cases. The cases rule 2 applies to are decided by the exploration itself (explore.py); the
+    AuxRule says how to build the others (and, for diagnosis, the states the explored ones failed
+    from). Sets `plan.refused_state` to the state-mapped variables the spec's behaviour refused."""
     if not cases:
-        return gen.AuxRule("pinned"), "no checkable windows", []
+        return gen.AuxRule("pinned"), "no checkable windows", [], {}
     if not gen.state_mapped(plan) and all(gen.built(plan, c) for c in cases):
-        return gen.AuxRule("pinned"), "every spec variable is pinned by the window (rule 1)", []
-    if not gen.state_mapped(plan) and all(
-        gen.built(plan, c) or gap_completions(plan, c, contract) for c in cases
-    ):
-        rule = explored(plan, [], cases, contract)
-        return rule, _description(plan, cases, rule, None, 0), []
-    depth = int(contract.budget("conformance", "depth"))
-    cap = int(contract.budget("conformance", "max_states"))
+        return gen.AuxRule("pinned"), "every spec variable is pinned by the window (rule 1)", [], {}
+    bounds = (
+        int(contract.budget("conformance", "depth")),
+        int(contract.budget("conformance", "max_states")),
+    )
+    refusals = _reads_back(plan, spec_text, bounds, budget, actions)
+    # Exploration decides every case no state mapping builds (as if all were refused, so that a
+    # refusal by (b) needs no further run) and prints the state-mapped variables' values for (b).
+    literal = dataclasses.replace(plan, refused_state=set(plan.adapter.state))
+    wanted = [i for i, c in enumerate(cases) if not _built_or_gap(literal, c, contract)]
+    if not wanted and not gen.state_mapped(plan):
+        rule = explored(plan, cases, contract, Exploration(), [], {})
+        return rule, _description(plan, cases, rule, {}, None, bounds[0]), refusals, {}
+    try:
+        seen = explore(
+            plan,
+            spec_text,
+            bounds,
+            budget,
+            [cases[i] for i in wanted],
+            actions,
+            sorted(event_decided(plan, contract)),
+            valued=gen.state_mapped(plan),
+        )
+    except SpecError as exc:
+        # The spec fails on a state it reaches before any window needed one: nothing is known
+        # of its reachable states, so no mapping is confirmed either.
+        reason = f"the spec's next-state relation fails on a state it reaches from Init: {exc}"
+        seen = Exploration({n: CaseResult("error", reason) for n in range(len(wanted))}, cut=True)
+    refusals += credit.judge(plan, spec_text, seen, cases, budget)
+    plan.refused_state |= {r["variable"] for r in refusals}
+    decided = {
+        ci: seen.results[n]
+        for n, ci in enumerate(wanted)
+        if n in seen.results and not _built_or_gap(plan, cases[ci], contract)
+    }
+    rule = explored(plan, cases, contract, seen, wanted, decided)
+    return rule, _description(plan, cases, rule, decided, seen, bounds[0]), refusals, decided
+
+
+def _reads_back(plan: gen.Plan, spec_text: str, bounds, budget, actions) -> list[dict]:
+    """Rule (a) for every state mapping it applies to, in a run of its own: a mapping that does
+    not read back may print on every state, which must not crowd out what the next run reads."""
     refusals: list[dict] = []
     checked = credit.checked_on_states(plan)
     while checked:
-        # (a) first, in a run of its own: a mapping that does not read back may print on every
-        # state, which must not crowd out what the second run reads.
         try:
-            seen = explore(plan, spec_text, depth, cap, budget, [], checked, [])
+            seen = explore(plan, spec_text, bounds, budget, [], actions, checked=checked)
         except credit.MappingError as exc:
             refusals += exc.refusals()
             plan.refused_state |= set(exc.variables)
             checked = [v for v in checked if v not in exc.variables]
             continue
+        if seen.cut:
+            refusals += [credit.unconfirmed(v) for v in checked if v not in seen.mismatches]
         refusals += [credit.reads_back(v, seen) for v in checked if v in seen.mismatches]
         break
     plan.refused_state |= {r["variable"] for r in refusals}
-    # Candidates for every case no state mapping builds (as if all were refused, so that a
-    # refusal by (b) needs no further run), and the state-mapped variables' values for (b).
-    literal = dataclasses.replace(plan, refused_state=set(plan.adapter.state))
-    wanted = [
-        c for c in cases if not gen.built(literal, c) and not gap_completions(literal, c, contract)
-    ]
-    seen = explore(plan, spec_text, depth, cap, budget, wanted, [], gen.state_mapped(plan))
-    refusals += credit.judge(plan, spec_text, seen, cases, budget)
-    plan.refused_state |= {r["variable"] for r in refusals}
-    rule = explored(plan, seen.states, cases, contract)
-    return rule, _description(plan, cases, rule, seen, depth), refusals
+    return refusals
 
 
-def _description(plan, cases, rule: gen.AuxRule, seen: Exploration | None, depth: int) -> str:
-    built = sum(1 for c in cases if gen.built(plan, c))
+def _built_or_gap(plan: gen.Plan, case: Case, contract) -> bool:
+    return gen.built(plan, case) or gap_completions(plan, case, contract) is not None
+
+
+def _description(plan, cases, rule: gen.AuxRule, decided, seen, depth: int) -> str:
     if rule.kind == "pinned":
         return (
             "every spec variable is pinned by the window or built by a credited state mapping "
             "(rule 1)"
         )
+    built = sum(1 for c in cases if gen.built(plan, c))
     gaps = sum(1 for g in rule.gaps if g[0])
-    explored_cases = len(cases) - built - gaps
     parts = [f"{built} case(s) built from the window (rule 1)"]
-    if explored_cases:
+    if decided:
+        none = sum(1 for r in decided.values() if r.freedom == 0)
+        cut = "; TLC's output was cut short" if seen.cut else ""
         parts.append(
-            f"{explored_cases} from the states reachable from Init in <= {depth} steps "
-            f"({seen.reached} found{seen.cut}) that agree with the window, each of which must "
-            f"pass (rule 2; {len(rule.unmatched)} agree with none: undecided)"
+            f"{len(decided)} from the states reachable from Init in <= {depth} steps "
+            f"({seen.reached} found{cut}) that agree with the window, each of which must pass "
+            f"(rule 2; {none} agree with none: undecided)"
         )
     if gaps:
         parts.append(
@@ -126,32 +137,28 @@ def _description(plan, cases, rule: gen.AuxRule, seen: Exploration | None, depth
     return "; ".join(parts)
 
 
-def explored(plan: gen.Plan, states: list[Explored], cases: list[Case], contract) -> gen.AuxRule:
-    """Rules 2 and 3 for the cases not built from their window."""
-    decided = event_decided(plan, contract)
-    per_case, unmatched, gaps = [], [], []
-    for ci, case in enumerate(cases):
-        completion = gap_completions(plan, case, contract)
-        gaps.append(completion or ([], []))
-        if gen.built(plan, case) or completion:
-            per_case.append([])
-            continue
-        # 1-based: they index a TLA+ tuple.
-        key = pre_key(plan, case)
-        matching = [i for i, s in enumerate(states, 1) if key in s.shows]
-        if not matching:
-            unmatched.append(ci)
-        per_case.append(matching)
-    if all(gen.built(plan, c) for c in cases):
+def explored(plan: gen.Plan, cases: list[Case], contract, seen, wanted, decided) -> gen.AuxRule:
+    """The rule for the cases left to the check runs (built ones, rule 3's) and, for the
+    diagnosis of the explored cases that failed, the states they failed from."""
+    gaps = [gap_completions(plan, c, contract) or ([], []) for c in cases]
+    if not decided and not any(g[0] for g in gaps):
         return gen.AuxRule("pinned")
+    states: list[str] = []
+    per_case: list[list[int]] = [[] for _ in cases]
+    for n, ci in enumerate(wanted):
+        for text in seen.failing.get(n, []) if ci in decided else []:
+            if text not in states:
+                states.append(text)
+            per_case[ci].append(states.index(text) + 1)  # 1-based: they index a TLA+ tuple
+    for ci, result in decided.items():
+        result.failing = set(per_case[ci])
     return gen.AuxRule(
         "explored",
         list(plan.spec_variables),
-        [_tuple_text(s.values) for s in states],
+        states,
         per_case,
-        unmatched,
+        [ci for ci, r in decided.items() if r.freedom == 0],
         gaps,
-        _classes(plan, states, decided),
     )
 
 
@@ -164,19 +171,6 @@ def event_decided(plan: gen.Plan, contract) -> set[str]:
         and v in plan.spec_variables
         and plan.adapter.variables.get(v, v).strip() == v
         and v not in plan.adapter.state
-    }
-
-
-def _classes(plan: gen.Plan, states: list[Explored], decided: set[str]) -> dict[int, int]:
-    """Candidate number -> its class: candidates that differ only in event-decided variables
-    share one, and a window passes when each class has a candidate that passes."""
-    if not decided:
-        return {}
-    keep = [i for i, v in enumerate(plan.spec_variables) if v not in decided]
-    keys: dict[tuple, int] = {}
-    return {
-        j: keys.setdefault(tuple(s.values[i] for i in keep), len(keys))
-        for j, s in enumerate(states, 1)
     }
 
 
@@ -227,112 +221,3 @@ def _values(vocab) -> list[str] | None:
         ]
     values = vocab.finite()
     return None if values is None else [to_tla(v) for v in values]
-
-
-def explore(
-    plan: gen.Plan,
-    spec_text: str,
-    depth: int,
-    cap: int,
-    budget: Budget,
-    wanted: list[Case],
-    checked: list[str],
-    valued: list[str],
-) -> Exploration:
-    """One breadth-first run from Init, `depth` steps and `cap` distinct states at most. It
-    prints the states some case of `wanted` agrees with, where a state mapping of `checked`
-    does not read back, and the values of the spec variables `valued` (credit.py)."""
-    module = exploration_module(plan, depth, cap, wanted, checked, valued)
-    run = run_module(plan, spec_text, module, budget)
-    if run.status not in ("ok",):
-        problem = credit.evaluation_problem(plan, module, run, checked)
-        if problem:
-            raise problem
-        if checked:
-            # Not attributed to one mapping: if the spec explores without them, they all are.
-            explore(plan, spec_text, depth, cap, budget, [], [], [])
-            raise credit.MappingError(list(checked), run.note or "TLC stopped with an error")
-        raise SetupError(f"exploring the spec's reachable states failed: {run.note}", run.messages)
-    pres = _pres(plan, wanted)
-    states: list[Explored] = []
-    known = set()
-    for item in read_tagged(run.output, plan.nonce, "r"):
-        if item[1] not in known:
-            known.add(item[1])
-            states.append(Explored(item[1], {pres[k - 1] for k in item[2].items}))
-    mismatches: dict = {}
-    for item in read_tagged(run.output, plan.nonce, "x"):
-        var = checked[item[1] - 1]
-        if var not in mismatches:
-            proj = dict(zip(plan.observed, to_json_like(item[2]), strict=True))
-            mismatches[var] = (proj, item[3], item[4])
-    leaves: dict = {v: set() for v in valued}
-    for item in read_tagged(run.output, plan.nonce, "l"):
-        for var, value in zip(valued, item[1], strict=True):
-            leaves[var] |= credit.leaves(value)
-    found = _DISTINCT.findall(run.output)
-    cut = "; TLC's output was cut short, so fewer of them are known" if run.truncated else ""
-    return Exploration(states, int(found[-1]) if found else len(states), mismatches, leaves, cut)
-
-
-_DISTINCT = re.compile(r"(\d+) distinct states found")
-
-
-def exploration_module(
-    plan: gen.Plan, depth: int, cap: int, wanted: list[Case], checked: list[str], valued
-) -> str:
-    names = ", ".join(plan.spec_variables)
-    prints = []
-    pres = _pres(plan, wanted)
-    if pres:
-        shows = gen.n(plan, "shows")
-        prints.append(
-            f"  /\\ LET {shows} == {_agreeing(plan, gen.n(plan, 'WP'))} IN IF {shows} # {{}} "
-            f'THEN PrintT(<<"{plan.nonce}r", <<{names}>>, {shows}>>) ELSE TRUE'
-        )
-    prints += [f"  /\\ {credit.check_operator(plan, v)}" for v in checked]
-    if valued:
-        prints.append(f'  /\\ PrintT(<<"{plan.nonce}l", <<{", ".join(valued)}>>>>)')
-    lines = [
-        f"---- MODULE {gen.module_name(plan)} ----",
-        # Naturals for the cap's `<`, as in P2's wrapper (a spec P2 runs runs here).
-        f"EXTENDS {plan.spec_module}, TLC, Naturals",
-        *gen.prelude(plan),
-        *gen._projection(plan),
-        *([f"{gen.n(plan, 'WP')} == {gen._tuple(pres)}"] if pres else []),
-        *credit.mapping_definitions(plan, checked),
-        f"{gen.n(plan, 'Init')} == {plan.init}",
-        f"{gen.n(plan, 'Next')} ==",
-        *(prints or ["  /\\ TRUE"]),
-        # The bounds stop TLC's own search (P2's bound, read in the action: a state at the last
-        # level is printed but not expanded), not only what is read back.
-        f'  /\\ TLCGet("level") < {depth + 1} /\\ TLCGet("distinct") < {cap}',
-        f"  /\\ {plan.next}",
-        "====",
-    ]
-    return "\n".join(lines) + "\n"
-
-
-def pre_key(plan: gen.Plan, case: Case) -> str:
-    """A case's pre-state constraints as TLC checks them (cases with equal keys agree with the
-    same states)."""
-    return gen._constraints(plan, case.pre, set())
-
-
-def _pres(plan: gen.Plan, cases: list[Case]) -> list[str]:
-    return list(dict.fromkeys(pre_key(plan, c) for c in cases))
-
-
-def _agreeing(plan: gen.Plan, table: str) -> str:
-    """The numbers of the constraint tuples of `table` the current state's projection meets
-    (a partly given function on its given keys, a viewed variable through its view)."""
-    k, i, cs = gen.n(plan, "k"), gen.n(plan, "i"), gen.n(plan, "cs")
-    value = f"{gen.n(plan, 'W')}({cs}[{i}][1])"
-    return (
-        f"{{{k} \\in DOMAIN {table} : LET {cs} == {table}[{k}] IN "
-        f"\\A {i} \\in DOMAIN {cs} : {gen.n(plan, 'Sat')}({value}, {cs}[{i}])}}"
-    )
-
-
-def _tuple_text(values: tuple) -> str:
-    return "<<" + ", ".join(tla_text(v) for v in values) + ">>"

@@ -102,8 +102,10 @@ def _check(spec_text, contract, windows, adapter, start) -> PhaseOutcome:
     )
     try:
         everything = cases + negatives
-        aux, aux_text, refused = auxstate.choose(plan, spec_text, everything, contract, budget)
-        results = check_cases(plan, spec_text, everything, actions, aux, budget)
+        aux, aux_text, refused, decided = auxstate.choose(
+            plan, spec_text, everything, actions, contract, budget
+        )
+        results = check_cases(plan, spec_text, everything, actions, aux, budget, decided)
     except SetupError as exc:
         assumed = assumptions.explain(
             exc.messages, spec_text, dict(contract.constants), dict(adapter.constants)

@@ -151,7 +151,7 @@ def _definition_lines(plan: gen.Plan, module: str, mapped: list[str]) -> dict[st
 
 def judge(plan: gen.Plan, spec_text: str, seen, cases: list[Case], budget) -> list[dict]:
     """Rule (b) for the state mappings not refused yet, each refusal {variable, rule, reason,
-    ...}; `seen` is an exploration (auxstate.Exploration) that printed their variables."""
+    ...}; `seen` is an exploration (explore.Exploration) that printed their variables."""
     mapped = gen.state_mapped(plan)
     if not mapped or not cases:
         return []
@@ -162,6 +162,15 @@ def judge(plan: gen.Plan, spec_text: str, seen, cases: list[Case], budget) -> li
 
 def refusal_text(refusal: dict) -> str:
     return f"state mapping for {refusal['variable']} refused: {refusal['reason']}"
+
+
+def unconfirmed(var: str) -> dict:
+    """Rule (a) could not be judged: TLC's output was cut short, so a disagreement may be lost."""
+    return {
+        "variable": var,
+        "rule": "reads back",
+        "reason": "TLC's output was cut short, so that it reads back could not be confirmed",
+    }
 
 
 def reads_back(var: str, seen) -> dict:
@@ -195,7 +204,12 @@ def _invents(var: str, seen, given: dict[int, object], cases) -> dict | None:
                 "reason": (
                     f"it gives {var} the value {_brief(new[0][1])} (in {_brief(given[ci])}, "
                     f"for a {case.action} window of actor {case.actor}), which {var} has in "
-                    f"none of the {seen.reached} states the spec reaches from Init{seen.cut}"
+                    f"none of the {seen.reached} states the spec reaches from Init"
+                    + (
+                        "; TLC's output was cut short, so fewer of them are known"
+                        if seen.cut
+                        else ""
+                    )
                 ),
             }
     return None

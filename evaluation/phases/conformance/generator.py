@@ -1,8 +1,8 @@
 """The wrapper module that checks many cases in one TLC run.
 
 The wrapper EXTENDS the spec (rather than INSTANCE-ing it) so adapter expressions, written over
-the spec's own names, and the spec's TypeOK can be used as they are, and the spec's variables are
-the wrapper's variables without being re-declared. Every name the wrapper adds starts with `_`
+the spec's own names, can be used as they are, and the spec's variables are the wrapper's
+variables without being re-declared. Every name the wrapper adds starts with `_`
 and ends with a per-run random nonce, so no spec can define or refer to it. Only TLC is extended
 besides the spec (for `:>`/`@@` and PrintT); the window index ranges over `DOMAIN` of a tuple,
 so Naturals is not needed.
@@ -37,22 +37,20 @@ class AuxRule:
     """Which pre-states each case is checked from (auxstate.py).
 
     kind "pinned": every case is built from its window (no explored state is needed).
-    kind "explored": `candidates[i]` is the tuple text of one explored reachable state over
-    `variables`, and `per_case[k]` the candidate numbers for case k (those whose projection
-    agrees with its pre-state; empty for a case built from its window, or one no explored state
-    agrees with: `unmatched`).
+    kind "explored": some cases are not: `candidates[i]` is the tuple text of one reachable
+    state over `variables`, and `per_case[k]` the candidate numbers case k is built from in a
+    generated module (the exploration decides those cases itself, explore.py; what is kept here
+    are the states each failed from, for the diagnosis; empty for a case built from its window).
     """
 
     kind: str
     variables: list[str] = field(default_factory=list)
     candidates: list[str] = field(default_factory=list)
     per_case: list[list[int]] = field(default_factory=list)
-    unmatched: list[int] = field(default_factory=list)  # explored cases without a candidate
+    unmatched: list[int] = field(default_factory=list)  # explored cases no state showed
     # per case: (variables a window leaves out, every combination of their contract values as
     # TLA+ tuples), or ([], []) (auxstate rule 3)
     gaps: list[tuple[list[str], list[str]]] = field(default_factory=list)
-    # candidate number -> class; a case passes when each class it has has a passing candidate
-    classes: dict[int, int] = field(default_factory=dict)
 
     def subset(self, chosen: list[int], keep: dict[int, set[int]] | None = None) -> AuxRule:
         """The rule for the cases `chosen` (indexes into per_case), in that order; `keep`
@@ -64,7 +62,7 @@ class AuxRule:
             for i in chosen
         ]
         gaps = [self.gaps[i] for i in chosen] if self.gaps else []
-        return AuxRule(self.kind, self.variables, self.candidates, per_case, [], gaps, self.classes)
+        return AuxRule(self.kind, self.variables, self.candidates, per_case, [], gaps)
 
     def gap_of(self, k: int) -> list[str]:
         """The left-out variables of case k (0-based) under rule 3."""

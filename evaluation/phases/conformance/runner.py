@@ -7,7 +7,7 @@ post constraints), in a run that ended normally with nothing left on the queue:
   where several credited spec states show the window's pre-state, the action must take each of
   them to the post-state);
 - fail: otherwise (`freedom` says how many pre-states there were, `failing` which ones failed);
-  a case with no candidate at all (`AuxRule.unmatched`) is not run and fails with freedom 0;
+  cases already decided by the exploration (explore.py) are not run again;
 - error: TLC could not evaluate case k. An evaluation error aborts the whole run; the trace TLC
   prints shows `_w_<nonce> = k`, so case k gets the error and the rest run again. When the trace
   does not name a case (an error while computing initial states), the chunk is split in halves
@@ -156,10 +156,12 @@ def check_cases(
     actions: list[str],
     aux: gen.AuxRule,
     budget: Budget,
+    decided: dict[int, CaseResult] | None = None,
 ) -> list[CaseResult]:
+    """One verdict per case; those in `decided` (the explored ones, explore.py) are not run."""
     results: list[CaseResult | None] = [None] * len(cases)
-    for i in aux.unmatched:
-        results[i] = CaseResult("fail", "", 0)
+    for i, result in (decided or {}).items():
+        results[i] = result
     runnable = [i for i in range(len(cases)) if results[i] is None]
     queue = [runnable[i : i + CHUNK] for i in range(0, len(runnable), CHUNK)]
     while queue:
@@ -176,7 +178,7 @@ def check_cases(
             continue
         module = gen.build_module(plan, [cases[i] for i in chunk], actions, aux.subset(chunk))
         run = run_module(plan, spec_text, module, budget)
-        queue[:0] = _absorb(run, plan, chunk, results, budget, aux)
+        queue[:0] = _absorb(run, plan, chunk, results, budget)
     return [r or CaseResult("error", "not evaluated") for r in results]
 
 
@@ -185,7 +187,7 @@ def _halves(chunk: list[int]) -> list[list[int]]:
     return [chunk[:mid], chunk[mid:]]
 
 
-def _absorb(run: ToolRun, plan, chunk, results, budget, aux) -> list[list[int]]:
+def _absorb(run: ToolRun, plan, chunk, results, budget) -> list[list[int]]:
     """Record what this run decided; return the sub-chunks that must run again."""
     if run.status == "ok":
         if run.truncated:
@@ -196,8 +198,7 @@ def _absorb(run: ToolRun, plan, chunk, results, budget, aux) -> list[list[int]]:
         checked = tagged(run.output, plan.nonce, "c")
         passed = tagged(run.output, plan.nonce, "v")
         for k, i in enumerate(chunk, start=1):
-            classes = aux.classes if aux.kind == "explored" and aux.per_case[i] else {}
-            results[i] = verdict(checked.get(k, set()), passed.get(k, set()), classes)
+            results[i] = verdict(checked.get(k, set()), passed.get(k, set()))
         return []
     if run.status == "timeout":
         budget.timed_out = True
@@ -218,13 +219,8 @@ def _absorb(run: ToolRun, plan, chunk, results, budget, aux) -> list[list[int]]:
     return []
 
 
-def verdict(checked: set[int], passed: set[int], classes: dict[int, int]) -> CaseResult:
-    """Pass only when the action reached the post-state from every pre-state checked; with
-    `classes` (candidates that differ only in event-decided variables, auxstate.py), from some
-    pre-state of every class."""
-    groups: dict[int, set[int]] = {}
-    for j in checked:
-        groups.setdefault(classes.get(j, -j), set()).add(j)
-    failing = set().union(*(g for g in groups.values() if not g & passed))
+def verdict(checked: set[int], passed: set[int]) -> CaseResult:
+    """Pass only when the action reached the post-state from every pre-state checked."""
+    failing = checked - passed
     ok = bool(checked) and not failing
     return CaseResult("pass" if ok else "fail", "", len(checked), failing)
