@@ -308,7 +308,7 @@ def _fail_reason(result, closest, has_pre: bool = True) -> str:
         )
     some = ""
     if result.freedom > 1:
-        failed = len(result.failing)
+        failed = len(result.failing) if result.failed_from is None else result.failed_from
         some = (
             f"from {failed} of the {result.freedom} spec states that show the window's "
             "pre-state (each must pass): "

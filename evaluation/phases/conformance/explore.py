@@ -37,6 +37,7 @@ from evaluation.phases.conformance.tlatext import tla_text
 from evaluation.tla.tlcvalue import to_json_like
 
 _DISTINCT = re.compile(r"(\d+) distinct states found")
+SHOWN_STATES = 200  # failing states printed for the diagnosis, among the first found
 CUT = (
     "TLC's output was too large to read which states of the spec show this window (the sandbox "
     "keeps its first and last 100 kB): not decided"
@@ -73,6 +74,9 @@ def explore(
     checked, valued, classes = checked or [], valued or [], classes or []
     module = exploration_module(plan, bounds, checks, actions, checked, valued, bool(classes))
     run = run_module(plan, spec_text, module, budget)
+    if run.status == "ok" and run.truncated and len(checks) > 1 and _can_split(budget):
+        # Too much to read at once: fewer windows print less (each half explores again).
+        return _halves(plan, spec_text, bounds, budget, checks, actions, classes, valued)
     if run.status == "ok":
         return _read(plan, run, checks, checked, valued, classes)
     setup = _setup_problem(run)
@@ -106,12 +110,21 @@ class SpecError(Exception):
     """The spec's own behaviour cannot be evaluated on a state it reaches (TLC's message)."""
 
 
+def _can_split(budget: Budget) -> bool:
+    return budget.runs < MAX_RUNS and budget.remaining() > 2
+
+
 def _bisect(plan, spec_text, bounds, budget, checks, actions, classes, valued, run, plain):
-    out = Exploration(reached=plain.reached)
-    if len(checks) == 1 or budget.runs >= MAX_RUNS or budget.remaining() <= 2:
+    if len(checks) == 1 or not _can_split(budget):
         reason = error_text(run, plan.nonce)
+        out = Exploration(reached=plain.reached)
         out.results = {i: CaseResult("error", reason) for i in range(len(checks))}
         return out
+    return _halves(plan, spec_text, bounds, budget, checks, actions, classes, valued)
+
+
+def _halves(plan, spec_text, bounds, budget, checks, actions, classes, valued) -> Exploration:
+    out = Exploration()
     mid = len(checks) // 2
     for offset, part in ((0, checks[:mid]), (mid, checks[mid:])):
         got = explore(plan, spec_text, bounds, budget, part, actions, classes, None, valued)
@@ -119,6 +132,7 @@ def _bisect(plan, spec_text, bounds, budget, checks, actions, classes, valued, r
         out.failing.update({offset + i: s for i, s in got.failing.items()})
         out.leaves = out.leaves or got.leaves
         out.cut = out.cut or got.cut
+        out.reached = max(out.reached, got.reached)
         valued = []
     return out
 
@@ -155,6 +169,8 @@ def _read(plan, run, checks, checked, valued, classes) -> Exploration:
         failing = [text for g in bad for ok, text in g if not ok]
         ok = bool(states) and not bad
         out.results[i] = CaseResult("pass" if ok else "fail", "", len(states))
+        out.results[i].failed_from = len(failing)
+        failing = [text for text in failing if text]
         if failing:
             out.failing[i] = list(dict.fromkeys(failing))
     return out
@@ -184,11 +200,18 @@ def exploration_module(
         lines += _check_definitions(plan, checks, actions)
         shown, passed = gen.n(plan, "shown"), gen.n(plan, "passed")
         state = f"<<{names}>>"
+        # The state is printed for the diagnosis where a window failed from it, among the first
+        # states found only (a few suffice; more would only fill the output), and always where
+        # candidates are grouped by it.
+        short, full = (
+            f'<<"{plan.nonce}e", {shown}, {passed}>>',
+            f'<<"{plan.nonce}e", {shown}, {passed}, {state}>>',
+        )
         line = (
-            f'<<"{plan.nonce}e", {shown}, {passed}, {state}>>'
+            full
             if always_show
-            else f'IF {passed} = {shown} THEN <<"{plan.nonce}e", {shown}, {passed}>> '
-            f'ELSE <<"{plan.nonce}e", {shown}, {passed}, {state}>>'
+            else f'IF {passed} = {shown} \\/ TLCGet("distinct") >= {SHOWN_STATES} THEN {short} '
+            f"ELSE {full}"
         )
         prints.append(
             f"  /\\ LET {shown} == {gen.n(plan, 'Shown')} IN IF {shown} = {{}} THEN TRUE ELSE "

@@ -50,6 +50,7 @@ class CaseResult:
     reason: str = ""
     freedom: int | None = None  # how many pre-states the case was checked from
     failing: set[int] = field(default_factory=set)  # candidate numbers the action failed from
+    failed_from: int | None = None  # how many pre-states it failed from (None: len(failing))
 
 
 @dataclass
