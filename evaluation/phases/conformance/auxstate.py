@@ -25,7 +25,6 @@ Each window reports how many pre-states it was checked from (`pre_state_candidat
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 
 from evaluation.phases.conformance import credit
@@ -53,13 +52,37 @@ def choose(plan: gen.Plan, spec_text: str, cases: list[Case], actions: list[str]
         int(contract.budget("conformance", "max_states")),
     )
     refusals = _reads_back(plan, spec_text, bounds, budget, actions)
-    # Exploration decides every case no state mapping builds (as if all were refused, so that a
-    # refusal by (b) needs no further run) and prints the state-mapped variables' values for (b).
-    literal = dataclasses.replace(plan, refused_state=set(plan.adapter.state))
-    wanted = [i for i, c in enumerate(cases) if not _built_or_gap(literal, c, contract)]
+    decided_by = sorted(event_decided(plan, contract))
+    # The cases no credited mapping builds are decided by the exploration, which also prints the
+    # state-mapped variables' values for (b); a mapping (b) refuses leaves more cases to decide.
+    wanted = _unbuilt(plan, cases, contract, set())
     if not wanted and not gen.state_mapped(plan):
-        rule = explored(plan, cases, contract, Exploration(), [], {})
+        rule = explored(plan, cases, contract, Exploration(), {})
         return rule, _description(plan, cases, rule, {}, None, bounds[0]), refusals, {}
+    args = (plan, spec_text, bounds, budget, cases)
+    results, seen = _explore(*args, wanted, actions, decided_by, True)
+    refused = credit.judge(plan, spec_text, seen, cases, budget)
+    refusals += refused
+    plan.refused_state |= {r["variable"] for r in refused}
+    more = _unbuilt(plan, cases, contract, set(wanted))
+    if more:
+        extra, again = _explore(*args, more, actions, decided_by, False)
+        results.update(extra)
+        seen.failing.update(again.failing)
+    decided = {ci: r for ci, r in results.items() if not _built_or_gap(plan, cases[ci], contract)}
+    rule = explored(plan, cases, contract, seen, decided)
+    return rule, _description(plan, cases, rule, decided, seen, bounds[0]), refusals, decided
+
+
+def _unbuilt(plan: gen.Plan, cases: list[Case], contract, done: set[int]) -> list[int]:
+    return [
+        i for i, c in enumerate(cases) if i not in done and not _built_or_gap(plan, c, contract)
+    ]
+
+
+def _explore(plan, spec_text, bounds, budget, cases, wanted, actions, decided_by, values):
+    """(case index -> verdict, the exploration) for the cases `wanted`; `values`: also print the
+    state-mapped variables' values (credit.py)."""
     try:
         seen = explore(
             plan,
@@ -68,23 +91,16 @@ def choose(plan: gen.Plan, spec_text: str, cases: list[Case], actions: list[str]
             budget,
             [cases[i] for i in wanted],
             actions,
-            sorted(event_decided(plan, contract)),
-            valued=gen.state_mapped(plan),
+            decided_by,
+            valued=gen.state_mapped(plan) if values else [],
         )
     except SpecError as exc:
-        # The spec fails on a state it reaches before any window needed one: nothing is known
-        # of its reachable states, so no mapping is confirmed either.
+        # The spec fails on a state it reaches: nothing is known of its reachable states, so no
+        # window is decided from them and no mapping is confirmed either.
         reason = f"the spec's next-state relation fails on a state it reaches from Init: {exc}"
         seen = Exploration({n: CaseResult("error", reason) for n in range(len(wanted))}, cut=True)
-    refusals += credit.judge(plan, spec_text, seen, cases, budget)
-    plan.refused_state |= {r["variable"] for r in refusals}
-    decided = {
-        ci: seen.results[n]
-        for n, ci in enumerate(wanted)
-        if n in seen.results and not _built_or_gap(plan, cases[ci], contract)
-    }
-    rule = explored(plan, cases, contract, seen, wanted, decided)
-    return rule, _description(plan, cases, rule, decided, seen, bounds[0]), refusals, decided
+    seen.failing = {wanted[n]: states for n, states in seen.failing.items()}
+    return {wanted[n]: r for n, r in seen.results.items()}, seen
 
 
 def _reads_back(plan: gen.Plan, spec_text: str, bounds, budget, actions) -> list[dict]:
@@ -137,7 +153,7 @@ def _description(plan, cases, rule: gen.AuxRule, decided, seen, depth: int) -> s
     return "; ".join(parts)
 
 
-def explored(plan: gen.Plan, cases: list[Case], contract, seen, wanted, decided) -> gen.AuxRule:
+def explored(plan: gen.Plan, cases: list[Case], contract, seen, decided) -> gen.AuxRule:
     """The rule for the cases left to the check runs (built ones, rule 3's) and, for the
     diagnosis of the explored cases that failed, the states they failed from."""
     gaps = [gap_completions(plan, c, contract) or ([], []) for c in cases]
@@ -145,13 +161,12 @@ def explored(plan: gen.Plan, cases: list[Case], contract, seen, wanted, decided)
         return gen.AuxRule("pinned")
     states: list[str] = []
     per_case: list[list[int]] = [[] for _ in cases]
-    for n, ci in enumerate(wanted):
-        for text in seen.failing.get(n, []) if ci in decided else []:
+    for ci in decided:
+        for text in seen.failing.get(ci, []):
             if text not in states:
                 states.append(text)
             per_case[ci].append(states.index(text) + 1)  # 1-based: they index a TLA+ tuple
-    for ci, result in decided.items():
-        result.failing = set(per_case[ci])
+        decided[ci].failing = set(per_case[ci])
     return gen.AuxRule(
         "explored",
         list(plan.spec_variables),

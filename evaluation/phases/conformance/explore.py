@@ -74,7 +74,9 @@ def explore(
     checked, valued, classes = checked or [], valued or [], classes or []
     module = exploration_module(plan, bounds, checks, actions, checked, valued, bool(classes))
     run = run_module(plan, spec_text, module, budget)
-    if run.status == "ok" and run.truncated and len(checks) > 1 and _can_split(budget):
+    if run.status == "ok" and run.truncated and (len(checks) > 1 or checks and valued):
+        if not _can_split(budget):
+            return _read(plan, run, checks, checked, valued, classes)
         # Too much to read at once: fewer windows print less (each half explores again).
         return _halves(plan, spec_text, bounds, budget, checks, actions, classes, valued)
     if run.status == "ok":
@@ -125,8 +127,13 @@ def _bisect(plan, spec_text, bounds, budget, checks, actions, classes, valued, r
 
 def _halves(plan, spec_text, bounds, budget, checks, actions, classes, valued) -> Exploration:
     out = Exploration()
+    if valued:
+        # The values for credit.py in a run of their own: they print on every state.
+        seen = explore(plan, spec_text, bounds, budget, [], actions, valued=valued)
+        out.leaves, out.cut, out.reached, valued = seen.leaves, seen.cut, seen.reached, []
     mid = len(checks) // 2
-    for offset, part in ((0, checks[:mid]), (mid, checks[mid:])):
+    parts = [(0, checks)] if len(checks) == 1 else [(0, checks[:mid]), (mid, checks[mid:])]
+    for offset, part in parts:
         got = explore(plan, spec_text, bounds, budget, part, actions, classes, None, valued)
         out.results.update({offset + i: r for i, r in got.results.items()})
         out.failing.update({offset + i: s for i, s in got.failing.items()})
