@@ -72,6 +72,11 @@ def explore(
     from); `checked`: the state mappings whose reading back is tested; `valued`: the spec
     variables whose values are printed."""
     checked, valued, classes = checked or [], valued or [], classes or []
+    if budget.remaining() <= 1:
+        # As for the check runs: no run is started with a second or less left.
+        budget.timed_out = True
+        done = CaseResult("error", "conformance time budget exhausted")
+        return Exploration({i: done for i in range(len(checks))}, cut=True)
     module = exploration_module(plan, bounds, checks, actions, checked, valued, bool(classes))
     run = run_module(plan, spec_text, module, budget)
     if run.status == "ok" and run.truncated and (len(checks) > 1 or checks and valued):
