@@ -95,6 +95,20 @@ def errors(messages: list[Message]) -> list[Message]:
     return [m for m in messages if m.severity == MP.ERROR]
 
 
+# The lines of GENERAL's generic preamble to an evaluation error, as TLC prints them one per
+# line; a reason shown to a submitter starts after them.
+PREAMBLE_LINES = (
+    "TLC threw an unexpected exception",
+    "This was probably caused",
+    "See the User Output",
+    "The exception was a",
+)
+
+
+def is_preamble(line: str) -> bool:
+    return line.startswith(PREAMBLE_LINES)
+
+
 # The generic preamble of GENERAL when evaluation raised an exception: it points at a
 # console the submitter never sees, and hides the exception's own text behind four lines.
 _EXCEPTION_PREAMBLE = re.compile(

@@ -137,14 +137,6 @@ def attributed_case(run: ToolRun, nonce: str) -> int | None:
     return None
 
 
-_BOILERPLATE = (
-    "TLC threw an unexpected exception",
-    "This was probably caused",
-    "See the User Output",
-    "The exception was a java",
-)
-
-
 def error_text(run: ToolRun, nonce: str) -> str:
     """TLC's error messages without boilerplate, with the per-run nonce masked so the same
     spec and windows always give the same reason."""
@@ -156,7 +148,7 @@ def error_text(run: ToolRun, nonce: str) -> str:
     lines = [
         line.lstrip(": ")
         for line in "\n".join(errors).splitlines()
-        if line.strip() and not line.startswith(_BOILERPLATE)
+        if line.strip() and not tlcmsg.is_preamble(line)
     ]
     text = "\n".join(lines) or run.note or f"TLC exited with {run.exit_code}"
     return text.replace(nonce, "")[:1500]

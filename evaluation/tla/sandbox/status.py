@@ -28,13 +28,6 @@ SANY_ERROR_MARKERS = (
 )
 DISK_FULL = "No space left on device"
 QUEUE_DONE = re.compile(r"\b0 states left on queue")
-# TLC's generic preamble to an evaluation error (GENERAL); the reason follows it.
-_BOILERPLATE = (
-    "TLC threw an unexpected exception",
-    "This was probably caused",
-    "See the User Output",
-    "The exception was a",
-)
 
 
 def common_status(raw: RawRun) -> tuple[ToolStatus, str] | None:
@@ -86,5 +79,5 @@ def exit_note(exit_code: int | None, parsed: list[Message]) -> str:
         for m in msg.errors(parsed)
         for line in m.text.splitlines()
     ]
-    line = next((x for x in lines if x and not x.startswith(_BOILERPLATE)), "")[:300]
+    line = next((x for x in lines if x and not msg.is_preamble(x)), "")[:300]
     return f"TLC exited with {exit_code}" + (f": {line}" if line else "")
