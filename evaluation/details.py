@@ -18,6 +18,13 @@ InvariantKind = Literal["safety", "liveness"]
 JsonState = dict[str, Any]
 
 
+class RaisedBound(TypedDict):
+    """A pinned bound at the value P3 reads it with, and why (`conformance_constants`)."""
+
+    value: str
+    reason: str
+
+
 class CommonDetails(TypedDict, total=False):
     """Keys the pipeline reads or writes on any phase's details."""
 
@@ -26,6 +33,8 @@ class CommonDetails(TypedDict, total=False):
     score_if_counted: float | None
     # The TLC flags the phase ran with (phases that run TLC); copied into the fingerprint.
     tlc_flags: list[str]
+    # P3, whatever its status: the pinned bounds it read at the contract's conformance values.
+    conformance_constants: dict[str, RaisedBound]
 
 
 class GateDetails(CommonDetails, total=False):
@@ -128,6 +137,8 @@ class RuntimeDetails(RuntimeSettings, CommonDetails, total=False):
     exit_code: int | None
     completed: bool
     deadlock_found: TlcError
+    observed: list[str]  # the schema variables whose change makes a step count
+    compared_printed_values: bool  # `#` raised on values of two kinds: printed values compared
 
 
 class RuntimeActionDetail(TypedDict):
@@ -136,6 +147,10 @@ class RuntimeActionDetail(TypedDict):
     distinct: int
     fired: bool
     error: TlcError | None  # the evaluation error blamed on this action
+    changes: list[str]  # schema variables some step of it changed
+    changes_state: list[str]  # spec variables some step of it changed
+    stutters: NotRequired[bool]  # no step changes any variable: left out of P2
+    note: NotRequired[str]  # why it does not count, or what hidden state it counts through
 
 
 # ----------------------------------------------------------------------------- P3 conformance
@@ -162,6 +177,7 @@ class WindowDetail(TypedDict, total=False):
     closest: list[Successor]  # failing windows: the nearest successors
     pre_differences: list[Difference]  # where the mappings of a built pre-state disagree
     hint: str  # undecided windows: what the adapter could add
+    bound: str  # failing windows a pinned bound decided: which, and what lifts it
 
 
 class FamilyCount(TypedDict):

@@ -130,6 +130,21 @@ class RunPageTest(WorldTestCase):
         self.assertIn(">no<", release)
         self.assertIn("apply pc to 3", release)
 
+    def test_it_says_why_an_action_that_fires_does_not_count(self):
+        runtime = make_phase_result(self.run, "runtime", 0.0)
+        note = "fires, but never changes what the contract observes"
+        counter = {"line": 4, "generated": 6, "fired": True, "error": None, "note": note}
+        stutter = {"line": 9, "generated": 3, "fired": True, "error": None, "note": "only stutters"}
+        make_action_result(runtime, "AcquireLock", 0, 1, detail=counter)
+        make_action_result(runtime, "Idle", 0, 0, detail=stutter)
+        html = self.page().content.decode()
+        table = html.split('class="actions runtime-actions"')[1].split("</table>")[0]
+        acquire, idle = table.split("<tr>")[2:4]
+        self.assertIn(">no<", acquire)
+        self.assertIn(note, acquire)
+        self.assertIn("left out", idle)
+        self.assertIn("only stutters", idle)
+
     def test_it_highlights_only_the_differing_variable_of_a_failing_window(self):
         html = self.page().content.decode()
         section = html.split('id="action-AcquireLock"')[1].split("</section>")[0]

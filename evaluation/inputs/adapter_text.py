@@ -1,7 +1,8 @@
 """What every generated module needs from the adapter, written the same way in every phase.
 
 - the model values the adapter's constants use, declared as CONSTANTS of the generated root
-  module and assigned `m = m` in its cfg (TLC's Toolbox does the same);
+  module and assigned `m = m` in its cfg (TLC's Toolbox does the same); the spec's own
+  constants given as model values of their own name (`C = C`) only get the cfg line;
 - `ToSpec(v)` / `ToContract(v)`: the adapter's value mapping both ways (contract value `"1"` <->
   spec value `s1`), defined under collision-free names and substituted into adapter expressions;
 - the spec's behaviour: INIT/NEXT names, from the adapter (or the submitter's cfg), and when only
@@ -28,10 +29,11 @@ def rewrite(expr: str, prefix: str) -> str:
     return substitute(expr, helper_names(prefix))
 
 
-def prelude(adapter: Adapter, prefix: str) -> list[str]:
-    """Module lines: model value declarations and the two value-mapping helpers."""
+def prelude(adapter: Adapter, prefix: str, declare: bool = True) -> list[str]:
+    """Module lines: model value declarations (unless a module it EXTENDS declares them) and
+    the two value-mapping helpers."""
     lines = []
-    if adapter.model_values:
+    if adapter.model_values and declare:
         lines.append("CONSTANTS " + ", ".join(adapter.model_values))
     names = helper_names(prefix)
     x = f"{prefix}x"
@@ -70,7 +72,9 @@ def _split(inner: str) -> list[str]:
 
 
 def model_value_cfg(adapter: Adapter) -> list[str]:
-    return [f"CONSTANT {m} = {m}" for m in adapter.model_values]
+    """`m = m` for the generated modules' model values and the spec's own (`C = C`)."""
+    names = [*adapter.model_values, *adapter.own_model_values]
+    return [f"CONSTANT {m} = {m}" for m in dict.fromkeys(names)]
 
 
 def behaviour(adapter: Adapter, spec_text: str) -> tuple[str, str]:

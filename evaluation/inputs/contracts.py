@@ -66,6 +66,7 @@ TOP_KEYS_OPTIONAL = (
     "budgets",
     "no_traces_reason",
     "notes",
+    "conformance_constants",
 )
 
 
@@ -123,6 +124,15 @@ class ExcludedInvariant:
 
 
 @dataclass(frozen=True)
+class ConformanceConstant:
+    """A pinned constant's value for P3 only: a model-checking bound of ours (P2/P4 keep the
+    small one) raised so that it covers every trace window, and why."""
+
+    value: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class Traces:
     format: str
     paths: tuple[str, ...]
@@ -155,6 +165,7 @@ class Contract:
     description: str = field(repr=False)
     version: str
     directory: Path
+    conformance_constants: dict[str, ConformanceConstant] = field(default_factory=dict)
 
     def __hash__(self) -> int:
         # The dict fields are unhashable; slug + version identify a contract's content.
@@ -177,6 +188,13 @@ class Contract:
     def budget(self, phase: str, key: str) -> float:
         """A budget value (`evaluation/inputs/budgets.py` holds the one default of each key)."""
         return self.budgets.get(phase, key)
+
+    def for_conformance(self) -> Contract:
+        """The contract as P3 reads it: `conformance_constants` in place of the pinned values."""
+        if not self.conformance_constants:
+            return self
+        values = {k: c.value for k, c in self.conformance_constants.items()}
+        return replace(self, constants={**self.constants, **values})
 
 
 # What the phases accept as a contract: a loaded one, a plain dict of some of its fields (tests,
@@ -287,6 +305,7 @@ def _load_path(path: Path) -> Contract:
     invariants = _invariants(r, data["invariants"])
     excluded = _excluded(r, data.get("excluded_invariants") or [], invariants)
     traces, no_traces_reason = _traces(r, data)
+    conformance_constants = _conformance_constants(r, data.get("conformance_constants"), constants)
     digest = hashlib.sha256(raw_bytes + b"\0" + description.encode()).hexdigest()
     return Contract(
         slug=slug,
@@ -311,6 +330,7 @@ def _load_path(path: Path) -> Contract:
         description=description,
         version=digest,
         directory=path.parent,
+        conformance_constants=conformance_constants,
     )
 
 
@@ -351,6 +371,23 @@ def _constants(r: _Reader, value: object) -> dict[str, str]:
         r.identifier(name, f"constants.{name}"): r.tla(text, f"constants.{name}")
         for name, text in data.items()
     }
+
+
+def _conformance_constants(
+    r: _Reader, value: object, pinned: dict[str, str]
+) -> dict[str, ConformanceConstant]:
+    data = r.mapping(value or {}, "conformance_constants")
+    out: dict[str, ConformanceConstant] = {}
+    for name, spec in data.items():
+        where = f"conformance_constants.{name}"
+        if name not in pinned:
+            r.fail(where, "not a pinned constant (only a pinned bound can be raised for P3)")
+        spec = r.mapping(spec, where, ("value", "reason"))
+        out[name] = ConformanceConstant(
+            value=r.tla(_text(spec["value"]), f"{where}.value"),
+            reason=r.string(spec["reason"], f"{where}.reason"),
+        )
+    return out
 
 
 def _schema(r: _Reader, value: object) -> dict[str, SchemaVar]:
@@ -554,6 +591,10 @@ class Adapter:
     identity: bool = False
     # Model values the constants use (declared by each generated module, `m = m` in its cfg).
     model_values: tuple[str, ...] = ()
+    # The spec's own constants that are model values of their own name (TLC's `C = C` idiom,
+    # e.g. `None = None`): declared by the spec, so only `C = C` in each cfg, never a
+    # definition (`C <- C` would make TLC recurse forever).
+    own_model_values: tuple[str, ...] = ()
     # The spec's own operator names for its behaviour (`specification`, `init`, `next`).
     behaviour: dict[str, str] = field(default_factory=dict)
     # Contract value (TLA+ literal text, e.g. `"1"`) -> the spec's value (`s1`, `1`).
@@ -644,11 +685,15 @@ def parse_adapter(text: str | None, contract: Contract, file: str = "adapter") -
         str(k): r.tla(_text(v), f"actors.{k}")
         for k, v in r.mapping(data.get("actors") or {}, "actors").items()
     }
-    constants = {}
+    constants: dict[str, str] = {}
+    own_model_values: list[str] = []
     for name, value in r.mapping(data.get("constants") or {}, "constants").items():
         if name in contract.constants:
             r.fail(f"constants.{name}", "is pinned by the contract and cannot be overridden")
         r.identifier(name, f"constants.{name}")
+        if _text(value).strip() == name:
+            own_model_values.append(name)
+            continue
         constants[name] = r.tla(_text(value), f"constants.{name}")
     model_values = tuple(
         r.identifier(_text(m), f"model_values[{i}]")
@@ -672,6 +717,7 @@ def parse_adapter(text: str | None, contract: Contract, file: str = "adapter") -
         actors=actors,
         constants=constants,
         model_values=model_values,
+        own_model_values=tuple(own_model_values),
         behaviour=behaviour,
         values=values,
         state=state,
@@ -684,8 +730,9 @@ def parse_adapter(text: str | None, contract: Contract, file: str = "adapter") -
 
 def _is_identity(adapter: Adapter, identity: Adapter) -> bool:
     same = adapter.variables == identity.variables and adapter.actions == identity.actions
-    extras = (adapter.actors, adapter.constants, adapter.model_values, adapter.behaviour)
-    return same and not any(extras) and not adapter.values and not adapter.state
+    extras = (adapter.actors, adapter.constants, adapter.behaviour)
+    names = (adapter.model_values, adapter.own_model_values)
+    return same and not any(extras) and not any(names) and not adapter.values and not adapter.state
 
 
 def _list(r: _Reader, value: object, where: str) -> list[object]:
@@ -740,6 +787,7 @@ def adapter_with_cfg(
         pinned = contract.constants
     ignored = list(adapter.ignored) + list(cfg.ignored)
     constants = dict(adapter.constants)
+    own = list(adapter.own_model_values)
     used_values: set[str] = set()
     assigned = {**cfg.constants, **cfg.substitutions}
     for name, value in assigned.items():
@@ -751,13 +799,16 @@ def adapter_with_cfg(
             ignored.append({**entry, "reason": f"the task contract pins {name}"})
         elif name not in declared:
             ignored.append({**entry, "reason": f"the spec declares no constant {name}"})
-        elif name in constants:
+        elif name in constants or name in own:
             ignored.append({**entry, "reason": "the adapter assigns it"})
+        elif cfg.constants.get(name) == name:
+            own.append(name)  # `C = C`: C is a model value (TLC's idiom)
         else:
             constants[name] = value
             if name in cfg.constants:
                 used_values.update(_names_in(value))
-    from_cfg = [m for m in cfg.model_values if m in used_values]
+    # A model value spelled like a constant of the spec is that constant (declared by it).
+    from_cfg = [m for m in cfg.model_values if m in used_values and m not in declared]
     model_values = tuple(dict.fromkeys(list(adapter.model_values) + from_cfg))
     behaviour = dict(adapter.behaviour)
     for key in BEHAVIOUR_KEYS:
@@ -768,6 +819,7 @@ def adapter_with_cfg(
         adapter,
         constants=constants,
         model_values=model_values,
+        own_model_values=tuple(own),
         behaviour=behaviour,
         ignored=tuple(ignored),
         identity=False,

@@ -16,32 +16,36 @@ bounded region (`bound_definition`).
 
 Actions of Next are TLC's own decomposition, read from its coverage report (TLC_COVERAGE_NEXT): one
 entry per disjunct, named after the innermost operator (`\\E t : Acquire(t)` -> Acquire), inline
-disjuncts as `Next` with their position. An action fired if it generated a state. When
+disjuncts as `Next` with their position, read from a probe run that explores nothing. Every
+later run watches each action's steps (`firing.py`): an action counts when it generated a
+state and a step of it changed what the contract observes (or hidden state an action that
+counts reads); one whose steps change no variable at all only stutters and is left out. When
 evaluation fails (exit FAILURE_SPEC_EVAL) the error positions are mapped to the action whose
 definition contains them (or to the actions that use the failing helper); that action is counted
-as an error, replaced by FALSE at its original lines, and TLC runs again until a run is clean.
-P2 = actions that fired without error / all actions.
+as an error, made FALSE in place (never evaluated), and TLC runs again until a run is clean.
+P2 = actions that count / actions not left out.
 """
 
 from __future__ import annotations
 
 import re
 import time
-from typing import TypedDict
 
 from evaluation.details import RuntimeActionDetail, RuntimeDetails, RuntimeSettings, TlcError
 from evaluation.inputs import adapter_text
 from evaluation.inputs.contracts import Adapter, Contract, adapter_with_cfg
 from evaluation.inputs.tlc_cfg import parse_cfg
+from evaluation.phases import firing
 from evaluation.phases._common import ContractLike, budget, field, limits_for
+from evaluation.phases.firing import CoveredAction
 from evaluation.results import ActionOutcome, PhaseOutcome, PhaseStatus
 from evaluation.tla import assumptions, sandbox
 from evaluation.tla import messages as msg
 from evaluation.tla.codes import EC, MP
 from evaluation.tla.layout import spec_first
 from evaluation.tla.parsed import ParsedSpec, spec_of
-from evaluation.tla.sandbox import ToolRun
-from evaluation.tla.splitter import Listing, list_module
+from evaluation.tla.sandbox import Limits, ToolRun
+from evaluation.tla.splitter import Listing
 
 WRAPPER = "_Runtime"
 # TLC writes positions two ways: "line 8, col 3 to line 8, col 9 of module M" in error texts and
@@ -54,17 +58,18 @@ _ACTION = re.compile(
     r"(?: \((\d+) (\d+) (\d+) (\d+)\))?>: (\d+):(\d+)"
 )
 _DISTINCT = re.compile(r"(\d+) distinct states found")
-
-
-class CoveredAction(TypedDict):
-    """One action of Next in TLC's coverage report."""
-
-    key: str  # `Name@line`: unique even when two disjuncts have the same name
-    name: str
-    line: int
-    inline: tuple[int, int, int, int] | None  # an inline disjunct's span (line, col, line, col)
-    distinct: int
-    generated: int
+# The probe's constraint: no state is explored, so TLC only reports its decomposition of Next.
+PROBE_BOUND = "_Probe"
+NO_CHANGE = "fires, but never changes what the contract observes"
+WATCH_ERROR = (
+    "P2 could not compare the two states of a step: the adapter's variable mappings cannot be "
+    "evaluated in a state the spec reaches"
+)
+STUTTERS = (
+    "only stutters: no step of it changes any variable, so it is not a step of the system and "
+    "P2 leaves it out"
+)
+NOT_LOCATED = "fires, but P2 could not find the action in the spec text to watch its steps"
 
 
 def runtime_passed(outcome: PhaseOutcome) -> bool:
@@ -102,28 +107,51 @@ def check_runtime(
         settings["seed"],
     )
     details["tlc_flags"] = args
-    text, runs = spec_text, 0
-    universe: list[CoveredAction] | None = None
+    observer = firing.observer_for(contract, adapter, parsed, listing.variables)
+    details["observed"] = [name for name, _ in observer.observed]
+    runs = _Runs(parsed, module, settings, adapter, observer, args, limits, deadline)
+    # The probe explores nothing: its coverage report is TLC's decomposition of Next, which
+    # says where each action is in the spec so that its steps can be watched.
+    probe = runs.run(spec_text, None, PROBE_BOUND)
+    if probe.status in ("timeout", "crashed"):
+        details["tlc_version"], details["runs"], details["flags"] = probe.version, 1, probe.flags
+        details["error"] = probe.note
+        status: PhaseStatus = "timeout" if probe.status == "timeout" else "error"
+        return _outcome(status, 0.0, details, [], started)
+    universe = _coverage(probe.messages, module)
+    # No decomposition: TLC stopped before exploring (a parse error, Init, an ASSUME); the
+    # real run stops at the same point and says why.
+    tags = {i + 1: a for i, a in enumerate(universe)} if universe else None
     failed: dict[str, TlcError] = {}
+    located: set[int] = set()
     while True:
-        limits.wall_seconds = max(1.0, deadline - time.monotonic())
-        run = sandbox.run_tlc(
-            {module: text, **spec_first(WRAPPER, module, _wrapper(module, settings, adapter))},
-            WRAPPER,
-            _cfg(settings, adapter),
-            args,
-            limits,
-            spec=parsed,
+        text = spec_text
+        if tags is not None:
+            live = {k: a for k, a in tags.items() if a["key"] not in failed}
+            dead = [a for a in tags.values() if a["key"] in failed]
+            text, located = firing.instrument(parsed, live, dead, observer)
+        run = runs.run(text, tags, "_Bound")
+        details["tlc_version"], details["runs"], details["flags"] = (
+            run.version,
+            runs.count,
+            run.flags,
         )
-        runs += 1
-        details["tlc_version"], details["runs"], details["flags"] = run.version, runs, run.flags
         coverage = _coverage(run.messages, module)
         universe = universe if universe is not None else coverage
         if run.status in ("timeout", "crashed"):
             details["error"] = run.note
-            status: PhaseStatus = "timeout" if run.status == "timeout" else "error"
+            status = "timeout" if run.status == "timeout" else "error"
             return _outcome(status, 0.0, details, _actions(universe or [], {}, failed), started)
-        if run.exit_code == EC.ExitStatus.FAILURE_SPEC_EVAL and coverage:
+        if (
+            tags is not None
+            and run.exit_code == EC.ExitStatus.FAILURE_SPEC_EVAL
+            and firing.failed_in_watcher(run.messages, observer)
+        ):
+            if not runs.safe:
+                runs.safe = True  # compare printed values: slower, but never raises
+                continue
+            break
+        if tags is not None and run.exit_code == EC.ExitStatus.FAILURE_SPEC_EVAL and coverage:
             blamed = _blame(run.messages, coverage, listing, module, failed)
             if blamed:
                 error = _error_detail(run.messages)
@@ -131,12 +159,65 @@ def check_runtime(
                     failed[key] = error
                 if all(a["key"] in failed for a in universe or coverage):
                     break  # nothing left to run: every action failed
-                text = _disable(text, [a for a in coverage if a["key"] in blamed])
                 continue
         break
-    outcome = _finish(run, universe or [], coverage, failed, details, started)
+    details["compared_printed_values"] = runs.safe
+    marks = firing.read_marks(run.output, observer) if tags is not None else {}
+    located_tags = {k: a for k, a in (tags or {}).items() if k in located}
+    verdicts = firing.verdicts(parsed, located_tags, marks, observer)
+    outcome = _finish(run, universe or [], coverage, failed, details, started, verdicts)
     _explain_assumptions(details, run, parsed, contract, adapter)
+    _explain_watch_error(details, observer)
     return outcome
+
+
+def _explain_watch_error(details: RuntimeDetails, observer: firing.Observer) -> None:
+    error = details.get("error")
+    if isinstance(error, dict) and observer.watch_module in (error.get("message") or ""):
+        error["message"] = f"{WATCH_ERROR}. TLC: {error['message']}"
+
+
+class _Runs:
+    """TLC runs of one P2 check: the same wrapper, bounds and budget; watched or not."""
+
+    def __init__(
+        self,
+        spec: ParsedSpec,
+        module: str,
+        settings: RuntimeSettings,
+        adapter: Adapter,
+        observer: firing.Observer,
+        args: list[str],
+        limits: Limits,
+        deadline: float,
+    ) -> None:
+        self.spec = spec
+        self.module, self.settings, self.adapter = module, settings, adapter
+        self.observer = observer
+        self.args, self.limits, self.deadline = args, limits, deadline
+        self.count = 0
+        self.safe = False
+
+    def run(self, text: str, tags: dict[int, CoveredAction] | None, bound: str) -> ToolRun:
+        self.count += 1
+        self.limits.wall_seconds = max(1.0, self.deadline - time.monotonic())
+        watched = tags is not None
+        modules = {self.module: text}
+        if tags is not None:
+            modules.update(
+                firing.modules(self.observer, self.module, self.adapter, tags, self.spec, self.safe)
+            )
+        observer = self.observer if watched else None
+        wrapper = _wrapper(self.module, self.settings, self.adapter, bound, observer)
+        modules.update(spec_first(WRAPPER, self.module, wrapper))
+        cfg = _cfg(self.settings, self.adapter)
+        cfg += firing.cfg_line(self.observer) + "\n" if watched else ""
+        trusted = (self.observer.marks_module,) if watched else ()
+        # The spec's own text is scanned through its parse; an instrumented copy is parsed anew.
+        spec = self.spec if text == self.spec.text else None
+        return sandbox.run_tlc(
+            modules, WRAPPER, cfg, self.args, self.limits, spec=spec, trusted=trusted
+        )
 
 
 def _explain_assumptions(
@@ -164,6 +245,7 @@ def _finish(
     failed: dict[str, TlcError],
     details: RuntimeDetails,
     started: float,
+    verdicts: dict[str, firing.Verdict],
 ) -> PhaseOutcome:
     """Only a completed exploration is scored: anything else (an error no action can be blamed
     for, a deadlock under policy `error`, the scratch cap, a run that printed no coverage) makes
@@ -191,8 +273,14 @@ def _finish(
         details["error"] = {"message": "TLC reported no actions of Next"}
         return _outcome("ran", 0.0, details, [], started)
     counts = {a["key"]: a for a in coverage}
-    actions = _actions(universe, counts, failed)
-    score = sum(a.passed for a in actions) / len(actions)
+    actions = _actions(universe, counts, failed, verdicts)
+    scored = sum(a.total for a in actions)
+    if not scored:
+        details["error"] = {
+            "message": "every action of Next only stutters: no step changes a variable"
+        }
+        return _outcome("ran", 0.0, details, actions, started)
+    score = sum(a.passed for a in actions) / scored
     return _outcome("ran", round(score, 6), details, actions, started)
 
 
@@ -252,14 +340,25 @@ def _settings(
     }
 
 
-def _wrapper(module: str, settings: RuntimeSettings, adapter: Adapter) -> str:
+def _wrapper(
+    module: str,
+    settings: RuntimeSettings,
+    adapter: Adapter,
+    bound: str,
+    observer: firing.Observer | None = None,
+) -> str:
     # The bound needs `<` even when the spec does not EXTEND Naturals.
-    lines = [f"---- MODULE {WRAPPER} ----", f"EXTENDS {module}, TLC, Naturals"]
-    lines += adapter_text.prelude(adapter, "_h_")
+    watch = f", {observer.watch_module}" if observer else ""
+    lines = [f"---- MODULE {WRAPPER} ----", f"EXTENDS {module}, TLC, Naturals{watch}"]
+    # The watcher declares the model values when it is there (the wrapper EXTENDS it).
+    lines += adapter_text.prelude(adapter, "_h_", declare=observer is None)
     for name, value in settings["constants"].items():
         sandbox.validate_module_name(name)
         lines.append(f"_c_{name} == {adapter_text.rewrite(value, '_h_')}")
+    if bound == PROBE_BOUND:
+        lines.append(f'{PROBE_BOUND} == TLCGet("level") < 0')
     lines.append(bound_definition("_Bound", settings["depth"], settings["max_states"]))
+    lines.append(f"_Constraint == {bound}")
     return "\n".join(lines + ["===="]) + "\n"
 
 
@@ -272,7 +371,7 @@ def bound_definition(name: str, depth: int, max_states: int) -> str:
 def _cfg(settings: RuntimeSettings, adapter: Adapter) -> str:
     lines = [f"CONSTANT {n} <- _c_{n}" for n in settings["constants"]]
     lines += adapter_text.model_value_cfg(adapter)
-    lines += [f"INIT {settings['init']}", f"NEXT {settings['next']}", "CONSTRAINT _Bound"]
+    lines += [f"INIT {settings['init']}", f"NEXT {settings['next']}", "CONSTRAINT _Constraint"]
     return "\n".join(lines) + "\n"
 
 
@@ -290,7 +389,7 @@ def _coverage(messages: list[msg.Message], module: str) -> list[CoveredAction] |
         match = _ACTION.match(message.text) if message.code == EC.TLC_COVERAGE_NEXT else None
         if not match or match.group(6) != module and not match.group(6).startswith(module):
             continue
-        name, line, col, end_line, end_col = match.group(1, 2, 3, 4, 5)
+        name, line, col = match.group(1, 2, 3)
         inline = match.group(7)
         span = (
             (int(match.group(7)), int(match.group(8)), int(match.group(9)), int(match.group(10)))
@@ -302,6 +401,7 @@ def _coverage(messages: list[msg.Message], module: str) -> list[CoveredAction] |
                 "key": f"{name}@{span[0] if span else line}",
                 "name": name,
                 "line": int(line),
+                "col": int(col),
                 "inline": span,
                 "distinct": int(match.group(11)),
                 "generated": int(match.group(12)),
@@ -314,13 +414,18 @@ def _actions(
     universe: list[CoveredAction],
     counts: dict[str, CoveredAction],
     failed: dict[str, TlcError],
+    verdicts: dict[str, firing.Verdict] | None = None,
 ) -> list[ActionOutcome]:
+    """An action counts when it generated a state, raised no error and changed what the
+    contract observes (`firing.verdicts`); one that only stutters is left out (total 0)."""
     names = [a["name"] for a in universe]
+    verdicts = verdicts or {}
     outcomes = []
     for action in universe:
         key = action["key"]
         seen = counts.get(key)
         generated = seen["generated"] if seen else 0
+        verdict = verdicts.get(key)
         label = action["name"] if names.count(action["name"]) == 1 else key
         detail: RuntimeActionDetail = {
             "line": action["inline"][0] if action["inline"] else action["line"],
@@ -328,9 +433,34 @@ def _actions(
             "distinct": seen["distinct"] if seen else 0,
             "fired": generated > 0 or key in failed,
             "error": failed.get(key),
+            "changes": verdict.observed if verdict else [],
+            "changes_state": verdict.state if verdict else [],
         }
-        outcomes.append(ActionOutcome(label, int(generated > 0 and key not in failed), 1, detail))
+        clean = generated > 0 and key not in failed
+        stutters = clean and verdict is not None and not (verdict.observed or verdict.state)
+        if clean:
+            detail["stutters"] = stutters
+            note = STUTTERS if stutters else _note(verdict)
+            if note:
+                detail["note"] = note
+        counted = clean and verdict is not None and verdict.counted
+        # An action whose every step leaves every variable as it was is a stuttering step,
+        # which [Next]_vars allows anyway: it is not a step of the system and is left out.
+        outcomes.append(ActionOutcome(label, int(counted), 0 if stutters else 1, detail))
     return outcomes
+
+
+def _note(verdict: firing.Verdict | None) -> str:
+    if verdict is None:
+        return NOT_LOCATED
+    if not verdict.counted:
+        return NO_CHANGE
+    if not verdict.observed:
+        return (
+            f"changes only state the contract does not observe ({', '.join(verdict.through)}), "
+            f"which {verdict.feeds} reads"
+        )
+    return ""
 
 
 # ----------------------------------------------------------------------------- errors
@@ -387,23 +517,3 @@ def _blame(
     }
     users = listing.referring_to(helpers)
     return {a["key"] for a in live if not a["inline"] and a["name"] in users}
-
-
-def _disable(text: str, actions: list[CoveredAction]) -> str:
-    """Replace each action by FALSE, keeping every other line where it was."""
-    lines = text.split("\n")
-    listing = list_module(text)
-    for action in actions:
-        if action["inline"]:
-            l1, c1, l2, c2 = action["inline"]
-            first, last = lines[l1 - 1], lines[l2 - 1]
-            filler = ["" for _ in range(l2 - l1)]
-            lines[l1 - 1 : l2] = [first[: c1 - 1] + "(FALSE)" + last[c2:]] + filler
-            continue
-        span = _span(action, listing)
-        if span is None:
-            continue
-        start, end = span
-        head = lines[start - 1].split("==", 1)[0]
-        lines[start - 1 : end] = [head + "== FALSE"] + [""] * (end - start)
-    return "\n".join(lines)

@@ -479,6 +479,8 @@ def _action_rows(phase_result: PhaseResult | None) -> list[dict[str, Any]]:
                 "specificity": specificity_text(detail.get("specificity")),
                 "line": detail.get("line"),
                 "error": _error_text(detail.get("error")),
+                # P2: why an action that fires does not count (or counts through hidden state).
+                "note": str(detail.get("note") or ""),
                 "detail": {
                     RUNTIME_COUNTS[k]: v
                     for k, v in detail.items()

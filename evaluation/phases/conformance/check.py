@@ -28,7 +28,7 @@ from evaluation.details import (
 from evaluation.inputs import adapter_text
 from evaluation.inputs.adapter_check import spec_problems
 from evaluation.inputs.contracts import Adapter, Contract
-from evaluation.phases.conformance import auxstate, diagnose
+from evaluation.phases.conformance import auxstate, bounds, diagnose
 from evaluation.phases.conformance import generator as gen
 from evaluation.phases.conformance.cases import (
     Case,
@@ -66,7 +66,14 @@ def check_conformance(
 ) -> PhaseOutcome:
     start = time.monotonic()
     adapter = adapter or Adapter.identity_for(contract)
+    # P3 reads the pinned bounds at their conformance values (they cover the trace corpus).
+    contract = contract.for_conformance()
     outcome = _check(spec_of(spec), contract, windows, adapter, start)
+    if contract.conformance_constants:
+        outcome.details["conformance_constants"] = {
+            k: {"value": c.value, "reason": c.reason}
+            for k, c in contract.conformance_constants.items()
+        }
     outcome.duration_seconds = round(time.monotonic() - start, 3)
     return outcome
 
@@ -159,6 +166,9 @@ def _check(
     window_outcomes = _windows(
         windows, reasons, cases, real, closest, _undecidable(plan, cases, real, aux), pre_diffs
     )
+    limits = bounds.integer_bounds(contract, declared)
+    notes = bounds.bound_notes(plan, spec, cases, failing, actions, aux, budget, limits)
+    _note_bounds(window_outcomes, cases, notes)
     action_outcomes, score, per_action = _actions(contract, window_outcomes, negatives, neg)
     passed = sum(1 for w in window_outcomes if w.verdict == "pass")
     details: ConformanceDetails = {
@@ -348,6 +358,17 @@ def _windows(
             )
         )
     return out
+
+
+def _note_bounds(
+    window_outcomes: list[WindowOutcome], cases: list[Case], notes: dict[int, str]
+) -> None:
+    for ci, note in notes.items():
+        for wi in cases[ci].windows:
+            outcome = window_outcomes[wi]
+            if outcome.verdict == "fail":
+                outcome.reason = f"{outcome.reason}; {note}"
+                outcome.detail["bound"] = note
 
 
 def _fail_reason(freedom: int | None, closest: list[Successor], has_pre: bool = True) -> str:
