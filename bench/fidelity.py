@@ -25,12 +25,20 @@ def summary(report) -> dict:
             row["actions"] = {a.action: a.passed for a in o.actions}
         if name == "conformance":
             row["per_action"] = {
-                a: {k: r.get(k) for k in ("passed", "failed", "undecided", "errors", "total")}
+                a: {
+                    **{k: r.get(k) for k in ("passed", "failed", "undecided", "errors", "total")},
+                    # Fair negative windows (scored): accepted of checked.
+                    "fair_negatives": "{accepted}/{checked}".format(
+                        **(r.get("specificity") or {}).get("fair", {"accepted": 0, "checked": 0})
+                    ),
+                }
                 for a, r in o.details.get("per_action", {}).items()
             }
         if name == "invariant":
             row["invariants"] = {i.name: i.verdict for i in o.invariants}
             row["reasons"] = {i.name: i.reason[:200] for i in o.invariants if i.reason}
+            # Invariants that held but earned no credit (evaluation/phases/credit.py).
+            row["withdrawn"] = (o.details.get("credit") or {}).get("withdrawn", {})
             # TLC runs and their times: a figure the machine's load does not change.
             row["runs"] = [
                 f"{r['checked'][:60]}: exit {r['exit_code']}, {r['seconds']:.1f} s"

@@ -193,13 +193,42 @@ class SpecificityExample(TypedDict):
     post_state: JsonState
 
 
+class FairSlot(TypedDict):
+    slot: str  # `var` or `var[key]`
+    negative: Any  # its value in the negative window
+    trace: Any  # its value in the real window's post-state
+
+
+class FairExample(TypedDict):
+    """A fair negative window the spec accepted, and why the system never makes it."""
+
+    family: str  # "neg-frame" | "neg-determined"
+    actor: str
+    input: Any
+    pre_state: JsonState
+    post_state: JsonState
+    changed: list[FairSlot]
+    why: str
+
+
+class FairCount(TypedDict):
+    """The fair negatives of one action (they count: one accepted fails the action)."""
+
+    checked: int
+    accepted: int
+    errors: int
+    examples: list[FairExample]
+
+
 class Specificity(TypedDict):
-    """Negative windows (transitions the system never makes) the spec accepts: a diagnostic."""
+    """Negative windows the spec accepts: the fair ones count (`fair`), the others are shown."""
 
     checked: int
     wrongly_accepted: int
-    by_family: dict[str, FamilyCount]  # "neg-post" | "neg-step" -> counts
+    # "neg-frame" | "neg-determined" | "neg-post" | "neg-step" -> counts
+    by_family: dict[str, FamilyCount]
     examples: list[SpecificityExample]
+    fair: NotRequired[FairCount]  # rows stored before fair negatives have none
 
 
 class PerActionRow(TypedDict):
@@ -214,6 +243,7 @@ class PerActionRow(TypedDict):
     zero_tolerance: int | None  # 1 when every window passes; None without windows
     pass_rate: float | None
     note: NotRequired[str]
+    specificity_failure: NotRequired[str]  # why the action fails on its fair negatives
 
 
 class AuxiliaryState(TypedDict):
@@ -259,6 +289,29 @@ class InvariantRun(TypedDict):
     seconds: float
 
 
+class ReachRun(TypedDict):
+    """One TLC run measuring what the spec's bounded behaviour reaches (`phases/reach.py`)."""
+
+    kind: str  # "survey" | "until the next target"
+    looking_for: list[str]
+    status: str
+    exit_code: int | None
+    reached: list[str]
+    seconds: float
+
+
+class InvariantCredit(TypedDict):
+    rule: str
+    windows_rule: bool  # rule a2 and (b) applied (the task has traces)
+    reached: list[str]
+    not_reached: list[str]
+    region: str
+    undetermined: str  # why some targets could not be measured ("" when all were)
+    runs: list[ReachRun]
+    withdrawn: dict[str, str]  # invariant -> why it is not credited
+    seconds: float
+
+
 class InvariantDetails(CommonDetails, total=False):
     excluded: Required[list[ExcludedInvariant]]
     reason: str  # n/a: the contract defines no checkable invariants
@@ -273,6 +326,7 @@ class InvariantDetails(CommonDetails, total=False):
     check_modes: dict[str, str]  # invariant -> INVARIANT | PROPERTY | action
     liveness: list[str]
     runs: list[InvariantRun]
+    credit: InvariantCredit  # which invariants that hold earn their point (`phases/credit.py`)
 
 
 class CounterexampleState(TypedDict, total=False):

@@ -31,7 +31,7 @@ from evaluation.details import CrashedDetails, GateDetails
 from evaluation.inputs.adapter_check import spec_problems
 from evaluation.inputs.contracts import Adapter, Contract, adapter_with_cfg
 from evaluation.inputs.tlc_cfg import CfgError, parse_cfg
-from evaluation.phases import conformance, invariants, runtime, syntax
+from evaluation.phases import conformance, credit, invariants, runtime, syntax
 from evaluation.results import PhaseName, PhaseOutcome
 from evaluation.scoring import NOT_APPLICABLE, PHASE_WEIGHTS, PHASES, TIMEOUT
 from evaluation.tla import sandbox, tools, unicode
@@ -222,7 +222,17 @@ def score_spec(
         if gate:
             record("invariant", lambda: skipped("invariant", gate))
         else:
-            record("invariant", lambda: invariants.check_invariants(spec, contract, adapter))
+            record(
+                "invariant",
+                lambda: credit.apply(
+                    invariants.check_invariants(spec, contract, adapter),
+                    outcomes.get("conformance"),
+                    spec,
+                    contract,
+                    adapter,
+                    windows,
+                ),
+            )
 
     if chosen != list(PHASES):
         return ScoreReport(outcomes=outcomes, overall=None)

@@ -53,6 +53,9 @@ from evaluation.inputs.contracts import (
     parse_adapter,
 )
 
+# The reason prefixes of an invariant that holds but earns no credit (the run page marks it).
+from evaluation.phases.credit import NOT_CREDITED
+
 # The reason prefix of an invariant over state the adapter invents (the run page marks it).
 from evaluation.phases.invariants import NOT_MODELLED
 
@@ -113,6 +116,7 @@ __all__ = [
     "InvariantDetails",
     "ModelValue",
     "NOT_APPLICABLE",
+    "NOT_CREDITED",
     "NOT_MODELLED",
     "OFFICIAL_WEIGHTS",
     "PHASES",

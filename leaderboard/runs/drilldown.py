@@ -18,6 +18,7 @@ from django.db.models import Count
 from django.db.models.fields.json import KT
 
 from evaluation.surface import (
+    NOT_CREDITED,
     NOT_MODELLED,
     PHASES,
     ActionDetail,
@@ -252,6 +253,7 @@ def run_page(
     counts = verdict_counts(conformance)
     failing = failing_windows(conformance, counts, expand_action)
     invariants = results.get("invariant")
+    invariant_table = invariant_rows(invariants)
     adapter = (run.adapter_text or "").strip()
     fingerprint = run.fingerprint or {}
     return {
@@ -276,7 +278,8 @@ def run_page(
         "excluded_invariants": ((invariants.details or {}).get("excluded") or [])
         if invariants
         else [],
-        "invariants": invariant_rows(invariants),
+        "invariants": invariant_table,
+        "any_not_credited": any(row["not_credited"] for row in invariant_table),
         "not_modelled": not_modelled_variables(invariants),
         "source": source_lines(run.spec_text, errors),
         "adapter": adapter,
@@ -393,7 +396,8 @@ def scorecard_rows(
 
 
 def invariant_rows(result: PhaseResult | None) -> list[dict[str, Any]]:
-    """P4 rows with their counterexample tables; invariants over invented state are marked."""
+    """P4 rows with their counterexample tables; invariants over invented state, and ones that
+    hold without earning credit (vacuous, or kept by unspecific actions), are marked."""
     if result is None:
         return []
     return [
@@ -401,6 +405,7 @@ def invariant_rows(result: PhaseResult | None) -> list[dict[str, Any]]:
             "result": i,
             "table": counterexample_table(i.counterexample),
             "not_modelled": i.verdict == "error" and i.reason.startswith(NOT_MODELLED),
+            "not_credited": i.verdict == "error" and i.reason.startswith(NOT_CREDITED),
         }
         for i in result.invariant_results.all()
     ]
@@ -475,8 +480,13 @@ def _action_rows(phase_result: PhaseResult | None) -> list[dict[str, Any]]:
                 "passed": a.passed,
                 "total": a.total,
                 "percent": round(100 * a.pass_rate) if a.pass_rate is not None else None,
-                "zero_tolerance": a.total > 0 and a.passed == a.total,
+                # P3 stores its verdict (an action that accepts a fair negative window fails
+                # with every window passed); older rows and P2 rows have none.
+                "zero_tolerance": detail["zero_tolerance"] == 1
+                if detail.get("zero_tolerance") is not None
+                else a.total > 0 and a.passed == a.total,
                 "specificity": specificity_text(detail.get("specificity")),
+                "specificity_failure": str(detail.get("specificity_failure") or ""),
                 "line": detail.get("line"),
                 "error": _error_text(detail.get("error")),
                 # P2: why an action that fires does not count (or counts through hidden state).
@@ -502,12 +512,21 @@ def _error_text(error: TlcError | str | None) -> str:
 
 def specificity_text(value: Specificity | Mapping[str, Any] | None) -> str:
     """'3 of 40 negative windows wrongly accepted' from the conformance phase's detail (older
-    rows named the counts `negatives`/`total` and `accepted`)."""
+    rows named the counts `negatives`/`total` and `accepted`); with the fair negatives (counted)
+    and the other, diagnostic ones apart when the detail has both."""
     if not value:
         return ""
     if isinstance(value, dict):
         total = value.get("negatives", value.get("total", value.get("checked")))
         accepted = value.get("accepted", value.get("wrongly_accepted"))
+        fair = value.get("fair")
+        if isinstance(fair, dict) and isinstance(total, int) and isinstance(accepted, int):
+            fair_checked, fair_accepted = int(fair.get("checked", 0)), int(fair.get("accepted", 0))
+            return (
+                f"{fair_accepted} of {fair_checked} fair negative windows accepted (counted); "
+                f"{accepted - fair_accepted} of {total - fair_checked} other negative windows "
+                "accepted (shown only)"
+            )
         if total is not None and accepted is not None:
             return f"{accepted} of {total} negative windows wrongly accepted"
         return ", ".join(f"{k}: {render_value(v)}" for k, v in sorted(value.items()))

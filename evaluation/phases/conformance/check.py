@@ -5,8 +5,8 @@ See the package modules for the parts: `cases` (validation, de-duplication, nega
 verdicts, error isolation) and `diagnose` (successors and diffs for failing windows).
 
 Score (docs/BENCHMARK_RULES.md §1): the mean over target actions with at least one window of
-[every window of the action passes]. A window with an error verdict does not pass.
-Specificity is reported beside the score and never enters it.
+[every window of the action passes and the action accepts no fair negative window]
+(`specificity`). A window with an error verdict does not pass.
 """
 
 from __future__ import annotations
@@ -19,16 +19,14 @@ from evaluation.details import (
     Difference,
     ErrorDetails,
     FailingWindow,
-    FamilyCount,
     PerActionRow,
-    Specificity,
     Successor,
     WindowDetail,
 )
 from evaluation.inputs import adapter_text
 from evaluation.inputs.adapter_check import spec_problems
 from evaluation.inputs.contracts import Adapter, Contract
-from evaluation.phases.conformance import auxstate, bounds, diagnose
+from evaluation.phases.conformance import auxstate, bounds, diagnose, specificity
 from evaluation.phases.conformance import generator as gen
 from evaluation.phases.conformance.cases import (
     Case,
@@ -37,6 +35,7 @@ from evaluation.phases.conformance.cases import (
     negative_cases,
     validate_window,
 )
+from evaluation.phases.conformance.fair import fair_negative_cases
 from evaluation.phases.conformance.runner import (
     TLC_ARGS,
     AuxRuleError,
@@ -112,7 +111,7 @@ def _check(
         for w in windows
     ]
     cases = build_cases(windows, [not r for r in reasons])
-    negatives = negative_cases(cases, vocab, set(views))
+    negatives = _negatives(cases, vocab, set(views))
     variables = spec_variables(spec_text)
     declared = set(spec_constants(spec_text))
     init, nxt = adapter_text.behaviour(adapter, spec_text)
@@ -204,6 +203,13 @@ def _failing(window: WindowOutcome) -> FailingWindow:
     if "hint" in window.detail:
         row["hint"] = window.detail["hint"]
     return row
+
+
+def _negatives(cases: list[Case], vocab: dict[str, Vocab], viewed: set[str]) -> list[Case]:
+    """The fair negatives (scored) first, then the diagnostic ones not already among them."""
+    fair = fair_negative_cases(cases, vocab, viewed)
+    keys = {c.key for c in fair}
+    return fair + [c for c in negative_cases(cases, vocab, viewed) if c.key not in keys]
 
 
 def _spec_pinned(contract: Contract, adapter: Adapter) -> dict[str, str]:
@@ -407,7 +413,7 @@ def _actions(
     for action in contract.actions:
         mine = [w for w in window_outcomes if w.action == action]
         passed = sum(1 for w in mine if w.verdict == "pass")
-        spec = _specificity(action, negatives, neg_results)
+        spec = specificity.of_action(action, negatives, neg_results)
         row: PerActionRow = {
             "passed": passed,
             "total": len(mine),
@@ -421,34 +427,15 @@ def _actions(
             "pass_rate": None,
         }
         if mine:
-            final = 1 if passed == len(mine) else 0
+            refused = specificity.refusal(action, spec)
+            final = 1 if passed == len(mine) and not refused else 0
             finals.append(final)
             row["zero_tolerance"], row["pass_rate"] = final, round(passed / len(mine), 6)
+            if refused:
+                row["specificity_failure"] = refused
         else:
             row["note"] = "no windows: not scored"
         per_action[action] = row
         outcomes.append(ActionOutcome(action, passed, len(mine), row.copy()))
     score = round(sum(finals) / len(finals), 6) if finals else None
     return outcomes, score, per_action
-
-
-def _specificity(action: str, negatives: list[Case], results: list[CaseResult]) -> Specificity:
-    mine = [(c, r) for c, r in zip(negatives, results, strict=True) if c.action == action]
-    accepted = [(c, r) for c, r in mine if r.verdict == "pass"]
-    families: dict[str, FamilyCount] = {}
-    for kind in ("neg-post", "neg-step"):
-        of_kind = [r for c, r in mine if c.kind == kind]
-        families[kind] = {
-            "checked": len(of_kind),
-            "wrongly_accepted": sum(1 for r in of_kind if r.verdict == "pass"),
-            "errors": sum(1 for r in of_kind if r.verdict == "error"),
-        }
-    return {
-        "checked": len(mine),
-        "wrongly_accepted": len(accepted),
-        "by_family": families,
-        "examples": [
-            {"family": c.kind, "actor": c.actor, "pre_state": c.pre, "post_state": c.post}
-            for c, _ in accepted[:5]
-        ],
-    }

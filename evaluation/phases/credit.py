@@ -1,0 +1,298 @@
+"""P4 credits only behaviour that is there: which invariants that hold earn their point.
+
+An invariant that holds says something about the spec only if the spec has the behaviour it
+constrains, and that behaviour is the system's. After P4 (`apply`, called by the pipeline), an
+invariant with verdict `holds` keeps its credit only if:
+
+(a) it is not vacuous. Targets are measured on the spec's own behaviour within P2's bound (the
+    region P4's safety checks explore), over the schema variables the invariant reads (its
+    definition's identifiers):
+    - a2, from the corpus: every variable it reads that the windows show changing changes in
+      some reachable step too; and every string its definition names that the windows show as
+      a value of a variable it reads is reached (some state where that variable, at some key,
+      field or position, takes it): MutualExclusion names "locked", so a spec where no thread
+      ever holds the lock gets "vacuous: the spec never reaches a state where pc takes
+      \"locked\"". An invariant that reads only state the windows never show changing
+      (raftkvs's nodeEnabled, which no window shows; zookeeper's lastZxid, which no window
+      changes) has no such target: a spec may well keep it as Init sets it. It still needs the
+      spec to change some variable the windows show changing.
+    - a1, needs no windows (the only rule for a task without traces, such as curp): some
+      variable it reads changes in some reachable step. An invariant over state that never
+      leaves Init's projection holds of every spec.
+(b) the actions that change, in the corpus, the variables it reads accept no fair negative
+    window in P3 (`conformance/specificity.py`): an invariant kept by an action that allows any
+    change that keeps it (every step filtered through the invariant) is not a fact about the
+    system. An invariant reading a variable no window shows (spin's callType) depends on every
+    target action. This rule needs P3 to have run: when it did not run to the end (error,
+    timeout), the invariants it would decide are not credited either, or a spec could keep its
+    invariants by making P3 fail (P3 scores 0 then anyway). A crash of P3 itself (a scorer bug,
+    `details.internal`) leaves the rule unapplied: a scorer bug must not take P4 down with it.
+
+The targets are measured by `reach.measure` (TLC, P2's bounded region, see there). An invariant
+that loses its credit becomes `error` with the reason (prefixes VACUOUS / UNSPECIFIC, marked on
+the run page) and P4's score is recomputed; `details.credit` records what was reached, what was
+not, the TLC runs and each reason.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import cast
+
+from evaluation.details import ConformanceDetails, InvariantDetails
+from evaluation.inputs.adapter_check import identifiers
+from evaluation.inputs.contracts import Adapter, Contract
+from evaluation.phases.conformance.vocab import schema_vocab
+from evaluation.phases.reach import Path, Reach, Target, measure, string_atoms
+from evaluation.results import PhaseOutcome
+from evaluation.tla.parsed import ParsedSpec
+from evaluation.windows.window import Window
+
+VACUOUS = "vacuous"
+UNSPECIFIC = "not credited"
+# The reason prefixes of an invariant that holds but earns no credit (the run page marks it).
+NOT_CREDITED = (VACUOUS, UNSPECIFIC)
+_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
+
+
+# ----------------------------------------------------------------------------- what to ask for
+
+
+@dataclass
+class Corpus:
+    """What the windows show, per schema variable."""
+
+    atoms: dict[str, set[tuple[Path, str]]] = field(default_factory=dict)
+    changing: set[str] = field(default_factory=set)
+    shown: set[str] = field(default_factory=set)
+    changed_by: dict[str, set[str]] = field(default_factory=dict)  # var -> actions
+
+    @classmethod
+    def read(cls, windows: list[Window], contract: Contract) -> Corpus:
+        vocab = schema_vocab(contract)
+        corpus = cls()
+        for window in windows:
+            pre, post = window.get("pre_state") or {}, window.get("post_state") or {}
+            for var in (set(pre) | set(post)) & set(contract.schema):
+                corpus.shown.add(var)
+                for state in (pre, post):
+                    if var in state:
+                        found = string_atoms(state[var], vocab.get(var))
+                        corpus.atoms.setdefault(var, set()).update(found)
+                if var in pre and var in post and _changed(pre[var], post[var]):
+                    corpus.changing.add(var)
+                    corpus.changed_by.setdefault(var, set()).add(str(window.get("action")))
+        return corpus
+
+
+def _changed(pre: object, post: object) -> bool:
+    if isinstance(pre, dict) and isinstance(post, dict):
+        return any(k in post and pre[k] != post[k] for k in pre)
+    return pre != post
+
+
+def _body(definition: str) -> str:
+    return definition.split("==", 1)[1] if "==" in definition else definition
+
+
+def reads(definition: str, contract: Contract) -> list[str]:
+    """The schema variables an invariant's definition names."""
+    return sorted(identifiers(_body(definition)) & set(contract.schema))
+
+
+def literals(definition: str) -> list[str]:
+    """The strings an invariant's definition names (the values it constrains)."""
+    return sorted(set(_STRING.findall(_body(definition))))
+
+
+@dataclass
+class Plan:
+    """Per invariant: the targets that must all be reached (a2) and the ones of which at least
+    one must be (a1)."""
+
+    all_of: dict[str, list[Target]] = field(default_factory=dict)
+    any_of: dict[str, list[Target]] = field(default_factory=dict)
+
+    def still_needed(self, names: Iterable[str], reached: set[Target]) -> set[Target]:
+        """The targets that can still change a verdict of the invariants `names`: every one
+        they all need, and the options of a group none of whose members is reached yet."""
+        out = {t for name in names for t in self.all_of.get(name, [])}
+        for name in names:
+            options = self.any_of.get(name, [])
+            if not any(t in reached for t in options):
+                out.update(options)
+        return out
+
+
+def plan(contract: Contract, corpus: Corpus | None) -> Plan:
+    out = Plan()
+    for inv in contract.invariants:
+        variables = reads(inv.definition, contract)
+        if corpus is None:
+            out.any_of[inv.name] = [Target(v) for v in variables]
+            continue
+        needed = [Target(v) for v in variables if v in corpus.changing]
+        for text in literals(inv.definition):
+            for var in variables:
+                paths = tuple(sorted({p for p, s in corpus.atoms.get(var, ()) if s == text}))
+                if paths:
+                    needed.append(Target(var, text, paths))
+        out.all_of[inv.name] = needed
+        if not needed:
+            # Over state the traces never show changing (raftkvs's nodeEnabled, zookeeper's
+            # lastZxid): nothing of it to ask for, but a spec whose behaviour changes nothing
+            # the traces show changing models nothing the invariant could be about.
+            out.any_of[inv.name] = [Target(v) for v in sorted(corpus.changing)]
+    return out
+
+
+# ----------------------------------------------------------------------------- credit
+
+
+def apply(
+    outcome: PhaseOutcome,
+    conformance: PhaseOutcome | None,
+    spec: ParsedSpec,
+    contract: Contract,
+    adapter: Adapter,
+    windows: list[Window],
+) -> PhaseOutcome:
+    """P4's outcome with credit withdrawn from the invariants that hold without earning it."""
+    holding = [i for i in outcome.invariants if i.verdict == "holds"]
+    if outcome.status not in ("ran", "timeout") or not holding:
+        return outcome
+    started = time.monotonic()
+    corpus = Corpus.read(windows, contract) if contract.has_traces else None
+    targets = plan(contract, corpus)
+    wanted = {i.name for i in holding}
+    needed = [
+        t for name in wanted for t in targets.all_of.get(name, []) + targets.any_of.get(name, [])
+    ]
+    reach = measure(
+        spec,
+        contract,
+        adapter,
+        sorted(set(needed), key=Target.text),
+        lambda reached: targets.still_needed(wanted, reached),
+    )
+    unspecific = _unspecific(conformance) if corpus is not None else {}
+    reasons: dict[str, str] = {}
+    for inv in holding:
+        definition = next(i.definition for i in contract.invariants if i.name == inv.name)
+        reason = _vacuity(inv.name, targets, reach) or _specificity(
+            definition, contract, corpus, conformance, unspecific
+        )
+        if reason:
+            inv.verdict = "error"
+            inv.reason = reason
+            reasons[inv.name] = reason
+    holds = sum(1 for i in outcome.invariants if i.verdict == "holds")
+    if outcome.score is not None and outcome.invariants:
+        outcome.score = holds / len(outcome.invariants)
+    details = _invariant_details(outcome)
+    details["holds"] = holds
+    details["credit"] = {
+        "rule": (
+            "an invariant that holds is credited only if the spec's behaviour within P2's bound "
+            "reaches what it constrains (a1, a2) and the actions that change what it reads "
+            "accept no fair negative window in P3 (b)"
+        ),
+        "windows_rule": corpus is not None,
+        "reached": sorted(t.text() for t in reach.reached),
+        "not_reached": sorted(t.text() for t in reach.unreached),
+        "region": reach.region,
+        "undetermined": reach.undetermined,
+        "runs": reach.runs,
+        "withdrawn": reasons,
+        "seconds": round(time.monotonic() - started, 3),
+    }
+    outcome.duration_seconds = round(outcome.duration_seconds + time.monotonic() - started, 3)
+    return outcome
+
+
+def _vacuity(name: str, targets: Plan, reach: Reach) -> str:
+    missing = [t for t in targets.all_of.get(name, []) if t not in reach.reached]
+    options = targets.any_of.get(name, [])
+    frozen = bool(options) and not any(t in reach.reached for t in options)
+    if not missing and not frozen:
+        return ""
+    if not missing:
+        if reach.undetermined and not all(t in reach.unreached for t in options):
+            return f"{UNSPECIFIC}: whether the spec's behaviour changes anything is not known: " + (
+                reach.undetermined
+            )
+        names = _and([t.var for t in options])
+        which = names if len(options) == 1 else f"any of {names}"
+        return f"{VACUOUS}: {reach.region} the spec never changes {which} (it keeps Init's values)"
+    if reach.undetermined and not all(t in reach.unreached for t in missing):
+        shown = ", ".join(t.text() for t in missing)
+        return f"{UNSPECIFIC}: whether the spec's behaviour shows {shown} is not known: " + (
+            reach.undetermined
+        )
+    return f"{VACUOUS}: {reach.region} the spec never " + "; never ".join(
+        t.never() for t in missing
+    )
+
+
+def _invariant_details(outcome: PhaseOutcome) -> InvariantDetails:
+    """P4's details as P4 wrote them: `apply` only reads an outcome that ran or timed out with
+    invariants, whose details `check_invariants` built as InvariantDetails."""
+    return cast(InvariantDetails, outcome.details)
+
+
+def _unspecific(conformance: PhaseOutcome | None) -> dict[str, str]:
+    """Action -> the P3 refusal, for the actions that accept a fair negative window."""
+    if conformance is None or "per_action" not in conformance.details:
+        return {}
+    rows = cast(ConformanceDetails, conformance.details)["per_action"]
+    return {
+        action: row["specificity_failure"]
+        for action, row in rows.items()
+        if row.get("specificity_failure")
+    }
+
+
+def _specificity(
+    definition: str,
+    contract: Contract,
+    corpus: Corpus | None,
+    conformance: PhaseOutcome | None,
+    unspecific: dict[str, str],
+) -> str:
+    if corpus is None:
+        return ""  # rule (b) needs windows
+    variables = reads(definition, contract)
+    unseen = [v for v in variables if v not in corpus.shown]
+    if unseen:
+        # State no window shows may be changed by any target action.
+        actions = set(contract.actions)
+        what = f"{', '.join(unseen)}, which no window shows, may be changed by any action"
+    else:
+        actions = {a for v in variables for a in corpus.changed_by.get(v, ())}
+        if not actions:
+            return ""  # no window changes what it reads: no action's specificity bears on it
+        changed = [v for v in variables if v in corpus.changed_by]
+        what = f"the traces change {_and(changed)} through {_and(sorted(actions))}"
+    if conformance is not None and "internal" in conformance.details:
+        return ""  # a scorer bug in P3 must not take P4's verdicts down with it
+    if conformance is None or conformance.status != "ran":
+        status = conformance.status if conformance else "not run"
+        return (
+            f"{UNSPECIFIC}: {what}, and P3 ended with status {status}, so whether they allow "
+            "transitions the system never makes is not known"
+        )
+    bad = sorted(a for a in actions if a in unspecific)
+    if not bad:
+        return ""
+    return (
+        f"{UNSPECIFIC}: {what}, and {_and(bad)} {'accepts' if len(bad) == 1 else 'accept'} "
+        "transitions the system never makes (P3 specificity): an invariant kept by actions that "
+        "allow any change that keeps it is no fact about the system"
+    )
+
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
