@@ -2,9 +2,11 @@
 
     .venv/bin/python bench/conformance.py [--task spin] [--limit N] [--data DIR]
 
-(a) For each window, sequentially: a wrapper module checking just that window, run by a fresh
+(a) For each window, sequentially: a module checking just that window, run by a fresh
     `java -cp tla2tools.jar tlc2.TLC` (its own directory, metadir and tmpdir), as SysMoBench's
-    TV runner does. Verdict: the window's nonce-tagged pass line was printed and TLC ended with
+    TV runner does: the wrapper from its window-built pre-state, or (where the spec keeps state
+    the window does not give) an exploration from Init that checks it from every reachable state
+    showing its pre-state. Verdict: the window passed from every pre-state and TLC ended with
     exit 0; anything else that is not a clean run is an error.
 (b) `check_conformance` on the same windows: the whole P3 phase as scoring runs it (distinct
     cases batched into one TLC run, plus the specificity checks and failing-window diagnosis).
@@ -15,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import secrets
 import shutil
 import subprocess
@@ -30,6 +31,10 @@ from evaluation.inputs.contracts import Adapter, load_contract  # noqa: E402
 from evaluation.phases.conformance import check_conformance  # noqa: E402
 from evaluation.phases.conformance import generator as gen  # noqa: E402
 from evaluation.phases.conformance.cases import Case, validate_window  # noqa: E402
+from evaluation.phases.conformance.check import _constrained  # noqa: E402
+from evaluation.phases.conformance.diagnose import read_tagged  # noqa: E402
+from evaluation.phases.conformance.explore import exploration_module  # noqa: E402
+from evaluation.phases.conformance.runner import tagged, verdict  # noqa: E402
 from evaluation.phases.conformance.vocab import schema_vocab  # noqa: E402
 from evaluation.tla import tools  # noqa: E402
 from evaluation.tla.spectext import spec_constants, spec_variables  # noqa: E402
@@ -38,19 +43,20 @@ from evaluation.windows import cut_windows  # noqa: E402
 DEFAULT_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "sysmobench"
 
 
-def one_jvm(spec_text: str, contract, window: dict, vocab) -> str:
-    nonce = secrets.token_hex(6)
-    plan = gen.Plan(
+def plan_for(spec_text: str, contract, windows: list[dict], vocab) -> gen.Plan:
+    return gen.Plan(
         spec_module=contract.module,
-        nonce=nonce,
+        nonce=secrets.token_hex(6),
         adapter=Adapter.identity_for(contract),
-        observed=list(contract.schema),
+        observed=_constrained(contract, windows),
         vocab=vocab,
         spec_variables=spec_variables(spec_text),
         constants={k: v for k, v in contract.constants.items() if k in spec_constants(spec_text)},
-        count=False,
     )
-    case = Case(
+
+
+def _case(window: dict) -> Case:
+    return Case(
         "",
         window["action"],
         window["actor"],
@@ -58,14 +64,24 @@ def one_jvm(spec_text: str, contract, window: dict, vocab) -> str:
         window["pre_state"],
         window["post_state"],
     )
-    aux = gen.AuxRule("typeok")
+
+
+def one_jvm(spec_text: str, contract, plan: gen.Plan, case: Case, explored: bool) -> str:
+    nonce = plan.nonce
     name = gen.module_name(plan)
+    actions = list(contract.actions)
+    if explored:
+        bounds = (
+            contract.budget("conformance", "depth"),
+            contract.budget("conformance", "max_states"),
+        )
+        module = exploration_module(plan, bounds, [case], actions, [], [], False)
+    else:
+        module = gen.build_module(plan, [case], actions, gen.AuxRule("pinned"))
     work = Path(tempfile.mkdtemp(prefix="conf-bench-"))
     try:
         (work / f"{contract.module}.tla").write_text(spec_text)
-        (work / f"{name}.tla").write_text(
-            gen.build_module(plan, [case], list(contract.actions), aux)
-        )
+        (work / f"{name}.tla").write_text(module)
         (work / f"{name}.cfg").write_text(gen.build_cfg(plan))
         argv = [
             "java",
@@ -88,7 +104,14 @@ def one_jvm(spec_text: str, contract, window: dict, vocab) -> str:
         )
         if proc.returncode != 0:
             return "error"
-        return "pass" if re.search(rf'<<\s*"{nonce}v"', proc.stdout) else "fail"
+        if explored:
+            lines = read_tagged(proc.stdout, nonce, "e")
+            if not lines:
+                return "undecided"
+            return "pass" if all(1 in line[2].items for line in lines) else "fail"
+        checked = tagged(proc.stdout, nonce, "c").get(1, set())
+        passed = tagged(proc.stdout, nonce, "v").get(1, set())
+        return verdict(checked, passed).verdict
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -109,9 +132,11 @@ def main() -> None:
     print(f"{args.task}: {len(windows)} windows, spec {spec_path.name}")
 
     start = time.monotonic()
+    plan = plan_for(spec_text, contract, windows, vocab)
+    cases = [_case(w) for w in windows]
     cold = []
-    for i, window in enumerate(windows, start=1):
-        cold.append(one_jvm(spec_text, contract, window, vocab))
+    for i, case in enumerate(cases, start=1):
+        cold.append(one_jvm(spec_text, contract, plan, case, not gen.built(plan, case)))
         if i % 25 == 0:
             print(f"  (a) {i}/{len(windows)} windows, {time.monotonic() - start:.1f} s", flush=True)
     cold_seconds = time.monotonic() - start

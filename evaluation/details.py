@@ -247,8 +247,37 @@ class PerActionRow(TypedDict):
 
 
 class AuxiliaryState(TypedDict):
-    rule: str  # "pinned" | "typeok" | "explored"
+    rule: str  # "pinned" | "explored" ("typeok" in runs scored before issue 20)
     description: str
+
+
+class RefusedWindow(TypedDict):
+    """The window a refused state mapping invented a value for."""
+
+    action: str
+    actor: str
+    pre_state: JsonState
+
+
+class StateMappingRefusal(TypedDict):
+    """An adapter state mapping (`state:`) the spec's reachable states did not confirm."""
+
+    variable: str  # the spec variable it maps
+    rule: Literal["reads back", "invents nothing"]
+    reason: str
+    text: NotRequired[str]  # the refusal as one sentence (the run page shows it)
+    state: NotRequired[JsonState]  # reads back: the projection of the state it fails on
+    spec: NotRequired[Any]  # ... the spec's value there
+    mapped: NotRequired[Any]  # ... and the mapping's (invents nothing: its value on the window)
+    window: NotRequired[RefusedWindow]  # invents nothing: the window
+    value: NotRequired[Any]  # ... and the value no explored state has
+
+
+class StateMapping(TypedDict):
+    """The adapter's state mappings: those credited (they build pre-states) and those refused."""
+
+    credited: list[str]
+    refused: list[StateMappingRefusal]
 
 
 class FailingWindow(TypedDict):
@@ -269,6 +298,7 @@ class ConformanceDetails(CommonDetails):
     distinct_cases: int
     negative_cases: int
     auxiliary_state: AuxiliaryState
+    state_mapping: NotRequired[StateMapping]  # only when the adapter has state mappings
     failing_windows: list[FailingWindow]
     tlc_runs: int
 

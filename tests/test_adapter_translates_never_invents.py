@@ -57,6 +57,16 @@ def test_disjunctions_and_exists_over_spec_actions_are_accepted():
     assert spec_problems(adapter, spin_spec()) == []
 
 
+def test_an_action_the_spec_does_not_have_is_mapped_to_false_not_to_another_action():
+    # Mapping the contract's action onto some other action of the spec would be an invention;
+    # `FALSE` says the spec has none (its windows fail), and nothing else but a call is allowed.
+    adapter = parse_adapter(acquire_as("FALSE"), spin())
+    assert adapter.actions["AcquireLock"] == "FALSE"
+    assert spec_problems(adapter, spin_spec()) == []
+    assert "not a call of the spec's actions" in refused(acquire_as("TRUE"))
+    assert "not a call of the spec's actions" in refused(acquire_as("AcquireLock(actor) \\/ FALSE"))
+
+
 def test_calling_a_definition_that_is_not_an_action_of_next_is_refused_at_scoring():
     adapter = parse_adapter(acquire_as("TypeOK"), spin())
     problems = spec_problems(adapter, spin_spec())

@@ -3,29 +3,48 @@ and leaves every other window's verdict intact; bad window values and unknown ad
 reported, not crashes."""
 
 import pytest
+from django.conf import settings
 
-from evaluation.inputs.contracts import parse_adapter
+from evaluation.inputs.contracts import load_contract, parse_adapter
 from evaluation.phases.conformance import check_conformance
+from evaluation.windows import cut_windows
 from tests.conformance_support import replace_once, spin, spin_spec, spin_windows
+from tests.reference_support import read_reference
 
 pytestmark = pytest.mark.tla
 
 
-def _errors_for_thread_2(spec: str) -> str:
+def _errors_on(spec: str, log_len: int, commit: int) -> str:
+    """The etcd reference, with node 2's append handler failing at one log length and commit
+    index (few windows, so the reruns that pin each error stay few)."""
     return replace_once(
         spec,
-        'ReleaseLock(t) ==\n  /\\ pc[t] = "locked"\n',
-        'ReleaseLock(t) ==\n  /\\ pc[t] = "locked"\n  /\\ IF t = "2" THEN <<>>[1] ELSE TRUE\n',
+        'HandleAppendEntries(i, m) ==\n  /\\ m.type = "MsgApp"\n',
+        "HandleAppendEntries(i, m) ==\n"
+        f'  /\\ IF i = "2" /\\ logLen[i] = {log_len} /\\ commitIndex[i] = {commit} '
+        "THEN <<>>[1] ELSE TRUE\n"
+        '  /\\ m.type = "MsgApp"\n',
     )
 
 
 def test_eval_error_marks_only_the_windows_that_hit_it():
-    windows = spin_windows()[:80]
-    broken = dict(windows[0], window_id="broken", post_state={"lockState": 7})
-    outcome = check_conformance(_errors_for_thread_2(spin_spec()), spin(), windows + [broken])
+    # etcd's reference keeps only what the windows show: each window is checked from the state
+    # it shows, so an error in one node's handler is those windows' own.
+    contract = load_contract("etcd")
+    windows = cut_windows(contract, settings.SYSMOBENCH_DATA_DIR)[:40]
+    appends = [w for w in windows if w["action"] == "HandleAppendEntries" and w["actor"] == "2"]
+    at = appends[-1]["pre_state"]
+    log_len, commit = at["logLen"]["2"], at["commitIndex"]["2"]
+    spec = _errors_on(read_reference("etcd", "etcdraft.tla"), log_len, commit)
+    broken = dict(windows[0], window_id="broken", post_state={"currentTerm": 7})
+    outcome = check_conformance(spec, contract, windows + [broken])
     by_id = {w.window_id: w for w in outcome.windows}
-    hit = [w for w in windows if w["action"] == "ReleaseLock" and w["actor"] == "2"]
-    assert hit and len(hit) < len([w for w in windows if w["action"] == "ReleaseLock"])
+    hit = [
+        w
+        for w in appends
+        if w["pre_state"]["logLen"]["2"] == log_len and w["pre_state"]["commitIndex"]["2"] == commit
+    ]
+    assert hit and len(hit) < len(appends)
     for window in windows:
         got = by_id[window["window_id"]]
         if window in hit:
@@ -36,10 +55,24 @@ def test_eval_error_marks_only_the_windows_that_hit_it():
     assert by_id["broken"].verdict == "error"
     assert "7" in by_id["broken"].reason and "window value check" in by_id["broken"].reason
     assert outcome.status == "ran"
-    assert {a.action: a.detail["zero_tolerance"] for a in outcome.actions} == {
-        "AcquireLock": 0,  # the broken window is an AcquireLock window and does not pass
-        "ReleaseLock": 0,
-    }
+    zero = {a.action: a.detail["zero_tolerance"] for a in outcome.actions}
+    assert zero["HandleAppendEntries"] == 0  # the hit and the broken windows do not pass
+
+
+def test_an_error_in_the_specs_own_behaviour_decides_no_explored_window():
+    # spin's windows take callType from the spec's reachable states; when the spec's next-state
+    # relation fails on one of them, none of those states can be credited: every such window is
+    # an error with TLC's message, none a pass.
+    spec = replace_once(
+        spin_spec(),
+        'ReleaseLock(t) ==\n  /\\ pc[t] = "locked"\n',
+        'ReleaseLock(t) ==\n  /\\ pc[t] = "locked"\n  /\\ IF t = "2" THEN <<>>[1] ELSE TRUE\n',
+    )
+    outcome = check_conformance(spec, spin(), spin_windows()[:40])
+    assert outcome.status == "ran"
+    assert {w.verdict for w in outcome.windows} == {"error"}
+    assert all("fails on a state it reaches from Init" in w.reason for w in outcome.windows)
+    assert outcome.score == 0.0
 
 
 @pytest.mark.parametrize("expr", ["Grab(actor)", "AcquireLock(actor, actor)"])

@@ -4,7 +4,7 @@ and reported runs that say so instead of showing a status and timestamps."""
 from django.urls import reverse
 
 from leaderboard.runs.plain_words import aux_rule_sentence, label, tlc_value_text, tool_version
-from tests.base import WorldTestCase, make_invariant_result, make_run
+from tests.base import WorldTestCase, make_action_result, make_invariant_result, make_run
 
 PHASES = {"syntax": 1.0, "runtime": 1.0, "conformance": 0.5, "invariant": 0.0}
 FINGERPRINT = {
@@ -42,6 +42,20 @@ class PlainWordsTest(WorldTestCase):
         text = aux_rule_sentence({"rule": "typeok", "description": "free variables (rule 2)"})
         self.assertIn("TypeOK", text)
         self.assertNotIn("rule 2", text)
+
+    def test_a_state_mapping_the_spec_refuted_is_named_beside_the_p3_score(self):
+        run = make_run(self.model_a, self.spin, phases=PHASES, fingerprint=FINGERPRINT)
+        conformance = run.phase_results.get(phase="conformance")
+        make_action_result(conformance, "AcquireLock", 96, 152)
+        text = "state mapping for pc refused: the spec has pc = ... but the mapping gives ..."
+        conformance.details = {
+            "auxiliary_state": {"rule": "explored", "description": "..."},
+            "state_mapping": {"credited": [], "refused": [{"variable": "pc", "text": text}]},
+        }
+        conformance.save(update_fields=["details"])
+        page = self.client.get(reverse("run_detail", args=[run.pk])).content.decode()
+        self.assertIn("Adapter state mapping not used:</strong> state mapping for pc refused", page)
+        self.assertIn("the action works from every one of them", page)
 
     def test_a_verified_run_page_uses_labels_and_converted_counterexamples(self):
         run = make_run(self.model_a, self.spin, phases=PHASES, fingerprint=FINGERPRINT)

@@ -1,5 +1,6 @@
-"""Windows whose pre-state no rule can build are `undecided` (with the reason and a hint), shown
-apart from failures, and never count as passed; a state mapping in the adapter decides them."""
+"""Windows whose pre-state no state of the spec shows are `undecided` (with the reason and a
+hint), shown apart from failures, and never count as passed; a state mapping in the adapter that
+the spec's reachable states confirm decides them, one they refute does not."""
 
 import pytest
 
@@ -36,5 +37,27 @@ def test_a_state_mapping_for_what_the_hint_names_decides_them():
         spec_with_hidden_counter(), spin(), hidden_counter_windows(), adapter
     )
     assert outcome.details["auxiliary_state"]["rule"] == "pinned"
+    assert outcome.details["state_mapping"] == {"credited": ["held", "callType"], "refused": []}
     assert outcome.details["undecided"] == 0
     assert outcome.score == 1.0, outcome.details["failing_windows"][:2]
+
+
+def test_a_state_mapping_the_reachable_states_refute_decides_nothing():
+    # `held` is 0 whenever the lock is free in every state the spec reaches: a mapping that
+    # says 1 there builds a state the spec is never in, so it is refused and not used.
+    adapter = parse_adapter(
+        "state:\n"
+        "  held: '1'\n"
+        '  callType: \'[t \\in Threads |-> IF obs.pc[t] = "idle" THEN "none" ELSE "lock"]\'\n',
+        spin(),
+    )
+    outcome = check_conformance(
+        spec_with_hidden_counter(), spin(), hidden_counter_windows(), adapter
+    )
+    mapping = outcome.details["state_mapping"]
+    assert mapping["credited"] == ["callType"]
+    (refused,) = mapping["refused"]
+    assert refused["variable"] == "held" and refused["rule"] == "reads back"
+    assert refused["spec"] == 0 and refused["mapped"] == 1
+    assert "the spec has held = 0 but the mapping gives 1" in refused["text"]
+    assert outcome.details["per_action"]["ReleaseLock"]["undecided"] == 6

@@ -6,7 +6,8 @@ parse tree (tree-sitter-tlaplus), never by pattern-matching text.
 - Variable and state mappings: no primes, no `UNCHANGED`/`ENABLED` (they describe states).
 - Action mappings: only calls of the spec's own actions, as a disjunction, possibly under `\\E`
   (bounded by a set that reads no primed state), with arguments that are state expressions. No
-  conjunct, IF, LET or CASE may constrain the step: the step is the spec's.
+  conjunct, IF, LET or CASE may constrain the step: the step is the spec's. The whole mapping
+  may be `FALSE`: the spec has no such action (its windows fail).
 - With the spec at hand (`spec_problems`): each called operator is an action of the spec
   (defined by it, reached from its next-state relation, and touching primed state).
 
@@ -125,6 +126,12 @@ def _action_problem(node: Node) -> str | None:
     )
 
 
+def not_modelled(node: Node) -> bool:
+    """The whole mapping is `FALSE`: the spec has no such action, so it never takes a step and
+    every window of it fails (mapping it onto another action instead would be an invention)."""
+    return node.type == "boolean" and text_of(node) == "FALSE"
+
+
 def called_operators(expr: str) -> set[str]:
     """The operators an action mapping calls as actions (the heads of its calls)."""
     node = _tree(expr)
@@ -180,7 +187,7 @@ def syntax_problems(adapter: Adapter, lines: KeyLines | None = None) -> list[str
             if node is None:
                 continue
             if section == "actions":
-                problem = _action_problem(node)
+                problem = None if not_modelled(node) else _action_problem(node)
             else:
                 problem = _state_level_problem(node)
             if problem:

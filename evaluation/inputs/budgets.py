@@ -34,8 +34,8 @@ class ConformanceBudget:
     wall_seconds: float = 300.0  # wall clock for all P3 TLC runs together
     heap_mb: int = 512
     scratch_mb: int = 256
-    depth: int = 4  # auxiliary-state rule 3: states reachable within this many steps
-    max_states: int = 2000  # ... and at most this many of them
+    depth: int = 100  # credited pre-states (P3 rule 2): states reachable within this many steps
+    max_states: int = 5000  # ... and at most this many of them
     seed: int = 1
 
 

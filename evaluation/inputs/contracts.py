@@ -92,6 +92,10 @@ class SchemaVar:
     # pinned constants (a refinement mapping the contract fixes): the part of the observed state
     # it folds or hides is the implementation's, not the protocol's. "" compares it as it is.
     view: str = ""
+    # Unobserved only: its value in a window's pre-state is the event's own (ringbuffer's
+    # `pushing`, the count a push publishes), so P3 checks a window from a reachable state with
+    # any value of it rather than from every one (docs/ARCHITECTURE.md, "No convenient choice").
+    event_decides: bool = False
 
 
 @dataclass(frozen=True)
@@ -398,15 +402,21 @@ def _schema(r: _Reader, value: object) -> dict[str, SchemaVar]:
     for name, spec in data.items():
         where = f"schema.{name}"
         r.identifier(name, where)
-        spec = r.mapping(spec, where, ("values",), ("doc", "observed", "view"))
+        spec = r.mapping(spec, where, ("values",), ("doc", "observed", "view", "event_decides"))
         observed = spec.get("observed", True)
         if not isinstance(observed, bool):
             r.fail(f"{where}.observed", "expected true or false")
+        decides = spec.get("event_decides", False)
+        if not isinstance(decides, bool):
+            r.fail(f"{where}.event_decides", "expected true or false")
+        if decides and observed:
+            r.fail(f"{where}.event_decides", "only an unobserved variable (observed: false)")
         schema[name] = SchemaVar(
             values=r.tla(spec["values"], f"{where}.values"),
             doc=r.string(spec.get("doc", ""), f"{where}.doc", allow_empty=True),
             observed=observed,
             view=r.tla(spec["view"], f"{where}.view") if "view" in spec else "",
+            event_decides=decides,
         )
     return schema
 

@@ -455,14 +455,17 @@ def tlc_config(run: Run) -> dict[str, Any] | None:
 
 
 def _conformance_notes(result: PhaseResult | None) -> dict[str, Any]:
-    """The pooled pass rate and the auxiliary-state rule, shown beside the P3 score."""
+    """The pooled pass rate, the rule for starting states and the adapter's state mappings the
+    spec's behaviour refused, shown beside the P3 score."""
     details: ConformanceDetails | None = result.details if result is not None else None
     stored = _stored(details)  # a P3 that ended in `error` or was skipped has other keys
     aux = stored.get("auxiliary_state") or {}
+    mapping = _stored(stored.get("state_mapping"))  # runs scored before issue 20 have none
     return {
         "pooled_rate": stored.get("pooled_rate"),
         "distinct_cases": stored.get("distinct_cases"),
         "auxiliary_state": aux_rule_sentence(aux),
+        "refused_mappings": [r.get("text", "") for r in mapping.get("refused") or []],
     }
 
 

@@ -81,12 +81,14 @@ def value_text(key: str, value: object) -> str:
 
 
 AUX_RULES = {
-    "pinned": "Every variable of the spec is fixed by the window, so each window is checked from "
-    "exactly one starting state.",
+    "pinned": "Every variable of the spec is fixed by the window (or built by a state mapping "
+    "the spec's own states confirm), so each window is checked from exactly one starting state.",
+    # Runs scored before issue 20, when TypeOK could supply starting states.
     "typeok": "Variables the window does not fix may start at any value the spec's own TypeOK "
-    "allows.",
-    "explored": "The spec has no usable TypeOK, so variables the window does not fix start at the "
-    "values they take in states the spec reaches from Init in a few steps.",
+    "allows (an older rule: TypeOK no longer supplies starting states).",
+    "explored": "Variables the window does not fix start at the values they have in the states "
+    "the spec reaches from Init that show the window's pre-state, and the window passes only if "
+    "the action works from every one of them.",
 }
 
 
@@ -101,6 +103,7 @@ def aux_rule_sentence(aux: object) -> str:
         rule, text = None, str(aux)
     if rule not in AUX_RULES:
         number = re.search(r"\(rule (\d)\)", text)
+        # Rule numbers as older runs wrote them (2 was TypeOK, 3 the explored states).
         rule = {"1": "pinned", "2": "typeok", "3": "explored"}.get(
             number.group(1) if number else ""
         )

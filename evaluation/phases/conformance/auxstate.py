@@ -1,165 +1,285 @@
-"""The auxiliary-state rule: which values spec variables take that a window does not pin.
+"""Credited pre-states: the states of the spec a window's verdict is decided from.
 
-A window fixes the schema variables it observes. The spec may have more state (variables outside
+A window fixes the schema variables it observes. The spec may keep more state (variables outside
 the schema, schema variables the traces never observe such as spin's `callType`, keys a partial
-window leaves out, or variables reached only through a non-identity adapter). For a window's
-pre-state those take, deterministically:
+window leaves out, variables behind a non-identity adapter mapping). A verdict counts only from a
+pre-state the spec's own behaviour confirms (docs/ARCHITECTURE.md, "How a score cannot be had"):
 
-1. `pinned`: nothing is left free (every spec variable is an identity-mapped schema variable the
-   window gives in full) -> exactly one pre-state.
-2. `typeok`: the spec defines `TypeOK` -> every state that satisfies TypeOK and agrees with the
-   window's pre-state (TLC enumerates TypeOK's `x \\in S` conjuncts). When TLC cannot compute
-   those initial states (TypeOK uses an infinite set such as `Seq(S)` or `Nat` for a free
-   variable, or mixes strings and integers in one set), rule 3 applies instead.
-3. `explored`: no TypeOK -> the states reachable from the spec's Init within `depth` steps
-   (contract budget `conformance.depth`, default 4; at most `conformance.max_states`, default
-   2000, in TLC's breadth-first order) under the pinned constants, computed once per spec. A
-   window takes the explored states whose schema projection agrees with its pre-state; when
-   none does, it takes the free variables' values from every explored state (and the window's
-   own values for what it pins). A function variable the window gives only partly (some keys)
-   takes the given keys from the window and the other keys from the candidate state.
-Each window reports how many candidate pre-states the rule gave it (`pre_state_candidates`).
+1. built: every spec variable is an identity-mapped schema variable the window gives in full, or
+   has a state mapping (`state:`) that the spec's reachable states confirm (credit.py) -> exactly
+   one pre-state, built from the window.
+2. explored: otherwise the case's pre-states are the spec's own states reachable from its Init
+   within `conformance.depth` steps (at most `conformance.max_states` of them, in TLC's
+   breadth-first order) under the pinned constants whose schema projection agrees with the
+   window's pre-state (every given key of a partly given function included). The window passes
+   only if the action takes every one of them to its post-state; they are found, and the case
+   decided, in one exploration run (explore.py). When none agrees, the window is `undecided`:
+   no state of the spec shows it. Candidates that differ only in a schema variable the contract
+   marks `event_decides` form one class, one of which must pass.
+3. gap: a case built from its window but for schema variables the contract says the traces
+   observe and the window leaves out: every value the contract allows them, each must pass.
+The spec's TypeOK plays no part: it is what the spec says of its states, not what it does (a
+TypeOK of `cheat = TRUE` would otherwise credit a state Init never leads to).
+Each window reports how many pre-states it was checked from (`pre_state_candidates`).
 """
 
 from __future__ import annotations
 
-from typing import Any
+import itertools
 
+from evaluation.details import StateMappingRefusal
 from evaluation.inputs.contracts import Contract
+from evaluation.phases.conformance import credit
 from evaluation.phases.conformance import generator as gen
-from evaluation.phases.conformance.cases import Case, is_full
-from evaluation.phases.conformance.diagnose import read_tagged, same
-from evaluation.phases.conformance.runner import Budget, SetupError, run_module
+from evaluation.phases.conformance.cases import Case
+from evaluation.phases.conformance.explore import Exploration, SpecError, explore
+from evaluation.phases.conformance.runner import Budget, CaseResult
+from evaluation.phases.conformance.vocab import FuncSet, Vocab
 from evaluation.tla.parsed import ParsedSpec
-from evaluation.tla.spectext import defines
-from evaluation.tla.tlcvalue import ModelValue, TlaSet, TlcValue, to_json_like
 from evaluation.tla.values import to_tla
-from evaluation.windows.window import State
 
-# One explored state: the spec variables' values (as TLC printed them) and its projection on
-# the schema variables (JSON-like, as windows give them).
-Explored = tuple[tuple[TlcValue, ...], State]
+# (AuxRule, its description, the state mappings refused, the verdicts the exploration decided)
+Choice = tuple[gen.AuxRule, str, list[StateMappingRefusal], dict[int, CaseResult]]
+
+MAX_COMPLETIONS = 729  # rule 3's combinations per window (etcd: 3 nodes x 3 terms = 27)
 
 
 def choose(
-    plan: gen.Plan, spec: ParsedSpec, cases: list[Case], contract: Contract, budget: Budget
-) -> tuple[gen.AuxRule, str]:
-    """(AuxRule, description) for this spec and these cases."""
-    if all(set(gen.pinned_vars(plan, c)) >= set(plan.spec_variables) for c in cases):
-        return gen.AuxRule("pinned"), "every spec variable is pinned by the window (rule 1)"
-    if defines(spec.text, "TypeOK"):
-        return gen.AuxRule("typeok"), "free variables range over the spec's TypeOK (rule 2)"
-    return explored(plan, spec, cases, contract, budget, "the spec defines no TypeOK")
+    plan: gen.Plan,
+    spec: ParsedSpec,
+    cases: list[Case],
+    actions: list[str],
+    contract: Contract,
+    budget: Budget,
+) -> Choice:
+    """(AuxRule, description, state-mapping refusals, verdicts already decided) for these
+    cases. The cases rule 2 applies to are decided by the exploration itself (explore.py); the
+    AuxRule says how to build the others (and, for diagnosis, the states the explored ones failed
+    from). Sets `plan.refused_state` to the state-mapped variables the spec's behaviour refused."""
+    if not cases:
+        return gen.AuxRule("pinned"), "no checkable windows", [], {}
+    if not gen.state_mapped(plan) and all(gen.built(plan, c) for c in cases):
+        return gen.AuxRule("pinned"), "every spec variable is pinned by the window (rule 1)", [], {}
+    bounds = (
+        int(contract.budget("conformance", "depth")),
+        int(contract.budget("conformance", "max_states")),
+    )
+    refusals = _reads_back(plan, spec, bounds, budget, actions)
+    decided_by = sorted(event_decided(plan, contract))
+    # The cases no credited mapping builds are decided by the exploration, which also prints the
+    # state-mapped variables' values for (b); a mapping (b) refuses leaves more cases to decide.
+    wanted = _unbuilt(plan, cases, contract, set())
+    if not wanted and not gen.state_mapped(plan):
+        rule = explored(plan, cases, contract, Exploration(), {})
+        return rule, _description(plan, cases, rule, {}, None, bounds[0]), refusals, {}
+    args = (plan, spec, bounds, budget, cases)
+    results, seen = _explore(*args, wanted, actions, decided_by, True)
+    refused = credit.judge(plan, spec, seen, cases, budget)
+    refusals += refused
+    plan.refused_state |= {r["variable"] for r in refused}
+    more = _unbuilt(plan, cases, contract, set(wanted))
+    if more:
+        extra, again = _explore(*args, more, actions, decided_by, False)
+        results.update(extra)
+        seen.failing.update(again.failing)
+    decided = {ci: r for ci, r in results.items() if not _built_or_gap(plan, cases[ci], contract)}
+    rule = explored(plan, cases, contract, seen, decided)
+    return rule, _description(plan, cases, rule, decided, seen, bounds[0]), refusals, decided
+
+
+def _unbuilt(plan: gen.Plan, cases: list[Case], contract: Contract, done: set[int]) -> list[int]:
+    return [
+        i for i, c in enumerate(cases) if i not in done and not _built_or_gap(plan, c, contract)
+    ]
+
+
+def _explore(
+    plan: gen.Plan,
+    spec: ParsedSpec,
+    bounds: tuple[int, int],
+    budget: Budget,
+    cases: list[Case],
+    wanted: list[int],
+    actions: list[str],
+    decided_by: list[str],
+    values: bool,
+) -> tuple[dict[int, CaseResult], Exploration]:
+    """(case index -> verdict, the exploration) for the cases `wanted`; `values`: also print the
+    state-mapped variables' values (credit.py)."""
+    try:
+        seen = explore(
+            plan,
+            spec,
+            bounds,
+            budget,
+            [cases[i] for i in wanted],
+            actions,
+            decided_by,
+            valued=gen.state_mapped(plan) if values else [],
+        )
+    except SpecError as exc:
+        # The spec fails on a state it reaches: nothing is known of its reachable states, so no
+        # window is decided from them and no mapping is confirmed either.
+        reason = f"the spec's next-state relation fails on a state it reaches from Init: {exc}"
+        seen = Exploration({n: CaseResult("error", reason) for n in range(len(wanted))}, cut=True)
+    seen.failing = {wanted[n]: states for n, states in seen.failing.items()}
+    return {wanted[n]: r for n, r in seen.results.items()}, seen
+
+
+def _reads_back(
+    plan: gen.Plan,
+    spec: ParsedSpec,
+    bounds: tuple[int, int],
+    budget: Budget,
+    actions: list[str],
+) -> list[StateMappingRefusal]:
+    """Rule (a) for every state mapping it applies to, in a run of its own: a mapping that does
+    not read back may print on every state, which must not crowd out what the next run reads."""
+    refusals: list[StateMappingRefusal] = []
+    checked = credit.checked_on_states(plan)
+    while checked:
+        try:
+            seen = explore(plan, spec, bounds, budget, [], actions, checked=checked)
+        except credit.MappingError as exc:
+            refusals += exc.refusals()
+            plan.refused_state |= set(exc.variables)
+            checked = [v for v in checked if v not in exc.variables]
+            continue
+        if seen.cut:
+            refusals += [credit.unconfirmed(v) for v in checked if v not in seen.mismatches]
+        refusals += [credit.reads_back(v, seen) for v in checked if v in seen.mismatches]
+        break
+    plan.refused_state |= {r["variable"] for r in refusals}
+    return refusals
+
+
+def _built_or_gap(plan: gen.Plan, case: Case, contract: Contract) -> bool:
+    return gen.built(plan, case) or gap_completions(plan, case, contract) is not None
+
+
+def _description(
+    plan: gen.Plan,
+    cases: list[Case],
+    rule: gen.AuxRule,
+    decided: dict[int, CaseResult],
+    seen: Exploration | None,
+    depth: int,
+) -> str:
+    if rule.kind == "pinned":
+        return (
+            "every spec variable is pinned by the window or built by a credited state mapping "
+            "(rule 1)"
+        )
+    built = sum(1 for c in cases if gen.built(plan, c))
+    gaps = sum(1 for g in rule.gaps if g[0])
+    parts = [f"{built} case(s) built from the window (rule 1)"]
+    if decided and seen is not None:
+        none = sum(1 for r in decided.values() if r.freedom == 0)
+        cut = "; TLC's output was cut short" if seen.cut else ""
+        parts.append(
+            f"{len(decided)} from the states reachable from Init in <= {depth} steps "
+            f"({seen.reached} found{cut}) that agree with the window, each of which must pass "
+            f"(rule 2; {none} agree with none: undecided)"
+        )
+    if gaps:
+        parts.append(
+            f"{gaps} from every value the contract allows for an observed variable the window "
+            "leaves out, each of which must pass (rule 3)"
+        )
+    return "; ".join(parts)
 
 
 def explored(
     plan: gen.Plan,
-    spec: ParsedSpec,
     cases: list[Case],
     contract: Contract,
-    budget: Budget,
-    why: str,
-) -> tuple[gen.AuxRule, str]:
-    """Rule 3 for these cases; `why` says why rules 1 and 2 did not apply."""
-    depth = int(contract.budget("conformance", "depth"))
-    cap = int(contract.budget("conformance", "max_states"))
-    states = explore(plan, spec, depth, cap, budget)
-    per_case: list[list[int]] = []
-    fallback, unmatched = 0, []
-    for ci, case in enumerate(cases):
-        # 1-based: they index a TLA+ tuple.
-        matching = [i for i, (_, p) in enumerate(states, 1) if _agrees(p, case.pre, plan)]
-        if not matching:
-            fallback += 1
-            unmatched.append(ci)
-            matching = list(range(1, len(states) + 1))
-        per_case.append(matching)
-    rule = gen.AuxRule(
+    seen: Exploration,
+    decided: dict[int, CaseResult],
+) -> gen.AuxRule:
+    """The rule for the cases left to the check runs (built ones, rule 3's) and, for the
+    diagnosis of the explored cases that failed, the states they failed from."""
+    gaps = [gap_completions(plan, c, contract) or ([], []) for c in cases]
+    if not decided and not any(g[0] for g in gaps):
+        return gen.AuxRule("pinned")
+    states: list[str] = []
+    per_case: list[list[int]] = [[] for _ in cases]
+    for ci in decided:
+        for text in seen.failing.get(ci, []):
+            if text not in states:
+                states.append(text)
+            per_case[ci].append(states.index(text) + 1)  # 1-based: they index a TLA+ tuple
+        decided[ci].failing = set(per_case[ci])
+    return gen.AuxRule(
         "explored",
         list(plan.spec_variables),
-        [_tuple_text(s) for s, _ in states],
+        states,
         per_case,
-        unmatched,
+        [ci for ci, r in decided.items() if r.freedom == 0],
+        gaps,
     )
-    text = (
-        f"{why}: free variables take values of the {len(states)} states reachable from Init in "
-        f"<= {depth} steps (rule 3); {fallback} case(s) matched no explored state and use all"
-    )
-    return rule, text
 
 
-def explore(
-    plan: gen.Plan, spec: ParsedSpec, depth: int, cap: int, budget: Budget
-) -> list[Explored]:
-    """Distinct (spec-variable values, schema projection) of the states within `depth` steps."""
-    m = gen.n(plan, "n")
-    steps = ", ".join(str(k) for k in range(2, depth + 2))
-    names = ", ".join(plan.spec_variables)
-    module = "\n".join(
-        [
-            f"---- MODULE {gen.module_name(plan)} ----",
-            f"EXTENDS {plan.spec_module}, TLC",
-            f"VARIABLE {m}",
-            *gen.prelude(plan),
-            *gen._projection(plan),
-            f"{gen.n(plan, 'S')} == <<{steps}>>",
-            f"{gen.n(plan, 'Init')} == {plan.init} /\\ {m} = 1",
-            f'{gen.n(plan, "Next")} == /\\ PrintT(<<"{plan.nonce}r", <<{names}>>, '
-            f"{gen.n(plan, 'Proj')}>>)",
-            f"  /\\ {m} \\in DOMAIN {gen.n(plan, 'S')} /\\ {m}' = {gen.n(plan, 'S')}[{m}] "
-            f"/\\ {plan.next}",
-            "====",
+def event_decided(plan: gen.Plan, contract: Contract) -> set[str]:
+    """Spec variables holding an `event_decides` schema variable as it is (contract.py)."""
+    return {
+        v
+        for v, var in contract.schema.items()
+        if var.event_decides
+        and v in plan.spec_variables
+        and plan.adapter.variables.get(v, v).strip() == v
+        and v not in plan.adapter.state
+    }
+
+
+def gap_completions(
+    plan: gen.Plan, case: Case, contract: Contract
+) -> tuple[list[str], list[str]] | None:
+    """Rule 3: a case built from its window but for schema variables the contract says the
+    traces observe and this window leaves out (a gap in the record, such as etcd's
+    ElectionTimeout windows without logLastTerm) -> (those variables, every combination of the
+    values the contract allows them, as TLA+ tuples); None when that is not the case."""
+    pinned = set(gen.pinned_vars(plan, case))
+    missing = [v for v in plan.spec_variables if v not in pinned]
+    if not missing or any(not _gap(plan, case, contract, v) for v in missing):
+        return None
+    options: list[list[str]] = []
+    for var in missing:
+        values = _values(plan.vocab[var])
+        if values is None:
+            return None
+        options.append(values)
+    total = 1
+    for o in options:
+        total *= len(o)
+    if not total or total > MAX_COMPLETIONS:
+        return None
+    combos = ["<<" + ", ".join(c) + ">>" for c in itertools.product(*options)]
+    return missing, combos
+
+
+def _gap(plan: gen.Plan, case: Case, contract: Contract, var: str) -> bool:
+    schema = contract.schema.get(var)
+    return (
+        schema is not None
+        and schema.observed
+        and var not in case.pre
+        and var not in plan.views
+        and var not in plan.adapter.state
+        and plan.adapter.variables.get(var, var).strip() == var
+    )
+
+
+def _values(vocab: Vocab) -> list[str] | None:
+    """Every value of a finite vocabulary (a function set over finite keys included)."""
+    if isinstance(vocab, FuncSet):
+        keys, codomain = vocab.keys(), _values(vocab.codomain)
+        if keys is None or codomain is None or len(codomain) ** len(keys) > MAX_COMPLETIONS:
+            return None
+        return [
+            "(" + " @@ ".join(f"{to_tla(k)} :> {v}" for k, v in zip(keys, row, strict=True)) + ")"
+            if keys
+            else "<<>>"
+            for row in itertools.product(codomain, repeat=len(keys))
         ]
-    )
-    run = run_module(plan, spec, module + "\n", budget)
-    if run.status not in ("ok",):
-        raise SetupError(f"exploring the spec for auxiliary state failed: {run.note}", run.messages)
-    out: list[Explored] = []
-    for item in read_tagged(run.output, plan.nonce, "r"):
-        values, proj = item[1], to_json_like(item[2])
-        state = dict(zip(plan.observed, proj, strict=True))
-        if not any(values == v for v, _ in out):
-            out.append((values, state))
-        if len(out) >= cap:
-            break
-    return out
-
-
-def _agrees(projection: State, pre: State, plan: gen.Plan) -> bool:
-    """Whether an explored state fits a pre-state, ignoring the partly given identity-mapped
-    function variables (their given keys replace the candidate's, see generator._merged)."""
-    for var, want in pre.items():
-        if var in plan.views:
-            continue  # compared through its view by the check itself
-        got = projection.get(var)
-        identity = plan.adapter.variables.get(var, var).strip() == var
-        if identity and var in plan.spec_variables and not is_full(want, plan.vocab[var]):
-            continue
-        if is_full(want, plan.vocab[var]):
-            if not same(got, want):
-                return False
-        elif not isinstance(got, dict) or any(
-            k not in got or not same(got[k], v) for k, v in want.items()
-        ):
-            return False
-    return True
-
-
-def _tuple_text(values: tuple[TlcValue, ...]) -> str:
-    return "<<" + ", ".join(tla_text(v) for v in values) + ">>"
-
-
-def tla_text(value: Any) -> str:
-    """TLA+ text for a value read back from TLC output."""
-    if isinstance(value, ModelValue):
-        return value.name
-    if isinstance(value, TlaSet):
-        return "{" + ", ".join(sorted(tla_text(v) for v in value.items)) + "}"
-    if isinstance(value, tuple):
-        return "<<" + ", ".join(tla_text(v) for v in value) + ">>"
-    if isinstance(value, dict):
-        if not value:
-            return "<<>>"
-        pairs = [f"{tla_text(k)} :> {tla_text(v)}" for k, v in value.items()]
-        return "(" + " @@ ".join(pairs) + ")"
-    return to_tla(value)
+    values = vocab.finite()
+    return None if values is None else [to_tla(v) for v in values]

@@ -91,11 +91,8 @@ def _passing(
     if not chosen or budget.remaining() < MIN_SECONDS:
         return []
     wider = replace(plan, constants={**plan.constants, **{k: str(v) for k, v in raised.items()}})
-    sub = aux
-    if aux.kind == "explored":
-        sub = gen.AuxRule(
-            aux.kind, aux.variables, aux.candidates, [aux.per_case[i] for i in chosen]
-        )
+    # An explored case runs again from the reachable states it failed from (auxstate.py).
+    sub = aux.subset(chosen)
     timed_out = budget.timed_out
     results = check_cases(wider, spec, [cases[i] for i in chosen], actions, sub, budget)
     budget.timed_out = timed_out  # a diagnostic that ran out of time changes no verdict

@@ -20,6 +20,8 @@ from evaluation.details import (
     ErrorDetails,
     FailingWindow,
     PerActionRow,
+    StateMapping,
+    StateMappingRefusal,
     Successor,
     WindowDetail,
 )
@@ -35,10 +37,10 @@ from evaluation.phases.conformance.cases import (
     negative_cases,
     validate_window,
 )
+from evaluation.phases.conformance.credit import refusal_text
 from evaluation.phases.conformance.fair import fair_negative_cases
 from evaluation.phases.conformance.runner import (
     TLC_ARGS,
-    AuxRuleError,
     Budget,
     CaseResult,
     SetupError,
@@ -141,17 +143,10 @@ def _check(
     )
     try:
         everything = cases + negatives
-        aux, aux_text = (
-            auxstate.choose(plan, spec, everything, contract, budget)
-            if cases
-            else (gen.AuxRule("pinned"), "no checkable windows")
+        aux, aux_text, refusals, decided = auxstate.choose(
+            plan, spec, everything, actions, contract, budget
         )
-        try:
-            results = check_cases(plan, spec, everything, actions, aux, budget)
-        except AuxRuleError as exc:
-            why = "TLC cannot enumerate the spec's TypeOK (" + str(exc).splitlines()[0] + ")"
-            aux, aux_text = auxstate.explored(plan, spec, everything, contract, budget, why)
-            results = check_cases(plan, spec, everything, actions, aux, budget)
+        results = check_cases(plan, spec, everything, actions, aux, budget, decided)
     except SetupError as exc:
         assumed = assumptions.explain(
             exc.messages, spec, dict(contract.constants), dict(adapter.constants)
@@ -161,12 +156,14 @@ def _check(
         return _phase_error(_explain(str(exc), adapter, actions))
     real, neg = results[: len(cases)], results[len(cases) :]
     failing = [i for i, r in enumerate(real) if r.verdict == "fail"]
-    closest, pre_diffs = _diagnose(plan, spec, cases, failing, actions, aux, budget)
+    closest, pre_diffs = _diagnose(plan, spec, cases, failing, real, actions, aux, budget)
     window_outcomes = _windows(
         windows, reasons, cases, real, closest, _undecidable(plan, cases, real, aux), pre_diffs
     )
     limits = bounds.integer_bounds(contract, declared)
-    notes = bounds.bound_notes(plan, spec, cases, failing, actions, aux, budget, limits)
+    notes = bounds.bound_notes(
+        plan, spec, cases, _rerunnable(failing, real), actions, aux, budget, limits
+    )
     _note_bounds(window_outcomes, cases, notes)
     action_outcomes, score, per_action = _actions(contract, window_outcomes, negatives, neg)
     passed = sum(1 for w in window_outcomes if w.verdict == "pass")
@@ -183,6 +180,9 @@ def _check(
         "tlc_runs": budget.runs,
         "tlc_flags": list(TLC_ARGS),
     }
+    mapping = _state_mapping(plan, refusals)
+    if mapping is not None:
+        details["state_mapping"] = mapping
     if budget.timed_out:
         # The timeout rule (`scoring.TIMEOUT_RULE`): the verdicts reached are shown, not counted.
         details["score_if_counted"] = score
@@ -190,6 +190,18 @@ def _check(
             "conformance", "timeout", 0.0, details, action_outcomes, window_outcomes
         )
     return PhaseOutcome("conformance", "ran", score, details, action_outcomes, window_outcomes)
+
+
+def _rerunnable(failing: list[int], results: list[CaseResult]) -> list[int]:
+    """The failing cases whose every failing pre-state is known, so that they can run again
+    from them: an explored case keeps only the states it failed from that the exploration
+    printed (explore.SHOWN_STATES), and one no reachable state shows has none (undecided)."""
+    out = []
+    for i in failing:
+        result = results[i]
+        if result.failed_from is None or 0 < result.failed_from == len(result.failing):
+            out.append(i)
+    return out
 
 
 def _failing(window: WindowOutcome) -> FailingWindow:
@@ -210,6 +222,19 @@ def _negatives(cases: list[Case], vocab: dict[str, Vocab], viewed: set[str]) -> 
     fair = fair_negative_cases(cases, vocab, viewed)
     keys = {c.key for c in fair}
     return fair + [c for c in negative_cases(cases, vocab, viewed) if c.key not in keys]
+
+
+def _state_mapping(plan: gen.Plan, refused: list[StateMappingRefusal]) -> StateMapping | None:
+    """The adapter's state mappings: which the spec's behaviour confirmed, which it refused
+    (None when the adapter has none)."""
+    if not plan.adapter.state:
+        return None
+    shown: list[StateMappingRefusal] = []
+    for refusal in refused:
+        row = refusal.copy()
+        row["text"] = refusal_text(refusal)
+        shown.append(row)
+    return {"credited": gen.state_mapped(plan), "refused": shown}
 
 
 def _spec_pinned(contract: Contract, adapter: Adapter) -> dict[str, str]:
@@ -264,6 +289,7 @@ def _diagnose(
     spec: ParsedSpec,
     cases: list[Case],
     failing: list[int],
+    results: list[CaseResult],
     actions: list[str],
     aux: gen.AuxRule,
     budget: Budget,
@@ -272,11 +298,8 @@ def _diagnose(
     built entirely from the window disagree with it."""
     if not failing:
         return {}, {}
-    sub = aux
-    if aux.kind == "explored":
-        sub = gen.AuxRule(
-            aux.kind, aux.variables, aux.candidates, [aux.per_case[i] for i in failing]
-        )
+    # The successors shown are those of the pre-states the action failed from.
+    sub = aux.subset(failing, {i: results[i].failing for i in failing})
     viewed: dict[int, State] = {}
     pre: dict[int, list[Difference]] = {}
     chosen = [cases[i] for i in failing]
@@ -293,18 +316,15 @@ def _diagnose(
 def _undecidable(
     plan: gen.Plan, cases: list[Case], results: list[CaseResult], aux: gen.AuxRule
 ) -> dict[int, str]:
-    """Failing case index -> the spec variables whose pre-state values no rule could build:
-    none satisfied TypeOK with the window (0 candidates), or the explored rule found no state
-    agreeing with the window and fell back to unrelated ones. A failure there says nothing
-    about the spec's action, so the verdict is `undecided`, never `fail`."""
+    """Failing case index -> the spec variables no credited state could give values: the case
+    is not built from its window and no explored state of the spec shows its pre-state. A
+    failure there says nothing about the spec's action, so the verdict is `undecided`, never
+    `fail` (and it counts as not passed)."""
     out = {}
-    fallback = set(getattr(aux, "fallback", ()) or ())
     for ci, (case, result) in enumerate(zip(cases, results, strict=True)):
-        if result.verdict != "fail":
+        if result.verdict != "fail" or gen.built(plan, case) or result.freedom:
             continue
-        free = [v for v in plan.spec_variables if v not in gen.pinned_vars(plan, case)]
-        if free and (result.freedom == 0 or ci in fallback):
-            out[ci] = ", ".join(free)
+        out[ci] = ", ".join(v for v in plan.spec_variables if v not in gen.pinned_vars(plan, case))
     return out
 
 
@@ -335,16 +355,18 @@ def _windows(
             if ci in undecidable:
                 verdict = "undecided"
                 reason = (
-                    "no pre-state of the spec could be built for this window: the spec keeps "
-                    f"state the trace does not show ({undecidable[ci]})"
+                    "no state the spec reaches from Init (within the exploration bounds) shows "
+                    "this window's pre-state, and the spec keeps state the window does not "
+                    f"give ({undecidable[ci]})"
                 )
                 detail["hint"] = (
                     f"add a state mapping for {undecidable[ci]} to the adapter (`state:`, an "
-                    "expression over the window's observed state `obs`)"
+                    "expression over the window's observed state `obs`); it is credited when "
+                    "the spec's reachable states agree with it"
                 )
             elif r.verdict == "fail":
                 detail["closest"] = closest.get(ci, [])
-                reason = _fail_reason(r.freedom, detail["closest"], bool(cases[ci].pre))
+                reason = _fail_reason(r, detail["closest"], bool(cases[ci].pre))
                 shown = (pre_diffs or {}).get(ci)
                 if r.freedom == 0 and shown:
                     detail["pre_differences"] = shown
@@ -377,8 +399,8 @@ def _note_bounds(
                 outcome.detail["bound"] = note
 
 
-def _fail_reason(freedom: int | None, closest: list[Successor], has_pre: bool = True) -> str:
-    if freedom == 0:
+def _fail_reason(result: CaseResult, closest: list[Successor], has_pre: bool = True) -> str:
+    if result.freedom == 0:
         return (
             "no pre-state of the spec matches the window's pre-state (every spec variable was "
             "built from the window, but the adapter's variable mappings of that state do not "
@@ -386,10 +408,19 @@ def _fail_reason(freedom: int | None, closest: list[Successor], has_pre: bool = 
             if has_pre
             else "no pre-state of the spec matches the window's pre-state"
         )
+    some = ""
+    if result.freedom is not None and result.freedom > 1:
+        failed = len(result.failing) if result.failed_from is None else result.failed_from
+        some = (
+            f"from {failed} of the {result.freedom} spec states that show the window's "
+            "pre-state (each must pass): "
+        )
     if not closest:
-        return "the action is not enabled from the window's pre-state"
-    return "post-state not reachable in one step; closest successor differs in " + _diff_text(
-        closest[0]["differences"]
+        return some + "the action is not enabled from the window's pre-state"
+    return (
+        some
+        + "post-state not reachable in one step; closest successor differs in "
+        + _diff_text(closest[0]["differences"])
     )
 
 

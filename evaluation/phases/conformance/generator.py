@@ -1,19 +1,23 @@
 """The wrapper module that checks many cases in one TLC run.
 
 The wrapper EXTENDS the spec (rather than INSTANCE-ing it) so adapter expressions, written over
-the spec's own names, and the spec's TypeOK can be used as they are, and the spec's variables are
-the wrapper's variables without being re-declared. Every name the wrapper adds starts with `_`
+the spec's own names, can be used as they are, and the spec's variables are the wrapper's
+variables without being re-declared. Every name the wrapper adds starts with `_`
 and ends with a per-run random nonce, so no spec can define or refer to it. Only TLC is extended
 besides the spec (for `:>`/`@@` and PrintT); the window index ranges over `DOMAIN` of a tuple,
 so Naturals is not needed.
 
-Init picks the case `_w` and builds its pre-state: identity-mapped schema variables the window
-gives in full are assigned; every other spec variable takes the values the auxiliary-state rule
-allows (TypeOK or the explored candidates); partial values constrain only the given keys.
-Next takes one step of the case's action with the actor (and message) bound, then checks the
-post-state constraints; a successor that satisfies them prints `<<"<nonce>v", k>>` as the very
-last conjunct. With `-deadlock`, TLC explores every case and reports each pass; the spec can
-neither see `_w` nor know the nonce, so it cannot forge a pass.
+Init picks the case `_w` and its pre-state, numbered `_j` (auxstate.py says which pre-states
+are credited): a case built from the window assigns identity-mapped schema variables the window
+gives in full and evaluates the credited state mappings (`_j = 0`); any other case takes every
+spec variable from one explored reachable state agreeing with the window (`_j` its number).
+The window's pre-state constraints are then checked on the projection. Next prints
+`<<"<nonce>c", k, j>>` for each pre-state, takes one step of the case's action with the actor
+(and message) bound, checks the post-state constraints, and a successor that satisfies them
+prints `<<"<nonce>v", k, j>>` as the very last conjunct. A case passes only when every one of
+its pre-states printed a pass (runner.py): no convenient choice among them. With `-deadlock`,
+TLC explores every case; the spec can neither see `_w` nor know the nonce, so it cannot forge a
+pass.
 """
 
 from __future__ import annotations
@@ -30,24 +34,44 @@ from evaluation.tla.spectext import substitute
 from evaluation.tla.values import to_tla
 from evaluation.windows.window import State
 
-AuxKind = Literal["pinned", "typeok", "explored"]
+AuxKind = Literal["pinned", "explored"]
 
 
 @dataclass
 class AuxRule:
-    """How spec variables the window does not pin get their pre-state values.
+    """Which pre-states each case is checked from (auxstate.py).
 
-    kind "typeok": conjoin the spec's TypeOK (TLC enumerates its `x \\in S` conjuncts).
-    kind "explored": `candidates[i]` is the tuple text of one explored state over `variables`,
-    and `per_case[k]` the candidate indexes for case k (already filtered by its pre-state).
-    kind "pinned": every spec variable is pinned by every case.
+    kind "pinned": every case is built from its window (no explored state is needed).
+    kind "explored": some cases are not: `candidates[i]` is the tuple text of one reachable
+    state over `variables`, and `per_case[k]` the candidate numbers case k is built from in a
+    generated module (the exploration decides those cases itself, explore.py; what is kept here
+    are the states each failed from, for the diagnosis; empty for a case built from its window).
     """
 
     kind: AuxKind
     variables: list[str] = field(default_factory=list)
     candidates: list[str] = field(default_factory=list)
     per_case: list[list[int]] = field(default_factory=list)
-    fallback: list[int] = field(default_factory=list)  # cases no explored state agreed with
+    unmatched: list[int] = field(default_factory=list)  # explored cases no state showed
+    # per case: (variables a window leaves out, every combination of their contract values as
+    # TLA+ tuples), or ([], []) (auxstate rule 3)
+    gaps: list[tuple[list[str], list[str]]] = field(default_factory=list)
+
+    def subset(self, chosen: list[int], keep: dict[int, set[int]] | None = None) -> AuxRule:
+        """The rule for the cases `chosen` (indexes into per_case), in that order; `keep`
+        narrows a case's candidates (case index -> candidate numbers)."""
+        if self.kind != "explored":
+            return self
+        per_case = [
+            [j for j in self.per_case[i] if keep is None or i not in keep or j in keep[i]]
+            for i in chosen
+        ]
+        gaps = [self.gaps[i] for i in chosen] if self.gaps else []
+        return AuxRule(self.kind, self.variables, self.candidates, per_case, [], gaps)
+
+    def gap_of(self, k: int) -> list[str]:
+        """The left-out variables of case k (0-based) under rule 3."""
+        return self.gaps[k][0] if self.gaps else []
 
 
 @dataclass
@@ -59,12 +83,14 @@ class Plan:
     vocab: dict[str, Vocab]
     spec_variables: list[str]
     constants: dict[str, str]  # constant -> TLA+ value, only those the spec declares
-    count: bool = True  # print one tag per candidate pre-state of real cases
     init: str = "Init"  # the spec's behaviour, by the adapter's (or cfg's) names
     next: str = "Next"
     # schema variable -> the contract's view of it (contract constants already substituted):
     # windows and the spec's projection are compared through it (schema `view`)
     views: dict[str, str] = field(default_factory=dict)
+    # spec variables whose state mapping the spec's behaviour did not confirm (credit.py): they
+    # are not built from windows
+    refused_state: set[str] = field(default_factory=set)
 
     def view_reads(self, var: str) -> list[str]:
         """The schema variables the view of `var` reads (the window must give them in full)."""
@@ -92,7 +118,7 @@ def module_name(plan: Plan) -> str:
 
 def pinned_vars(plan: Plan, case: Case) -> list[str]:
     """Spec variables this case assigns directly: identity-mapped and given in full, or built
-    by the adapter's state mapping from the window's observed state."""
+    by a credited state mapping from the window's observed state."""
     out = set(state_mapped(plan))
     for var, value in case.pre.items():
         expr = plan.adapter.variables.get(var, var).strip()
@@ -115,8 +141,16 @@ def identity_pinned(plan: Plan, case: Case) -> set[str]:
     }
 
 
+def built(plan: Plan, case: Case) -> bool:
+    """Whether this case's one pre-state is built from its window (nothing left to choose)."""
+    return set(pinned_vars(plan, case)) >= set(plan.spec_variables)
+
+
 def state_mapped(plan: Plan) -> list[str]:
-    return [v for v in plan.adapter.state if v in plan.spec_variables]
+    """Spec variables with a credited state mapping."""
+    return [
+        v for v in plan.adapter.state if v in plan.spec_variables and v not in plan.refused_state
+    ]
 
 
 def adapter_expr(plan: Plan, expr: str, bound: dict[str, str] | None = None) -> str:
@@ -173,11 +207,11 @@ def _tuple(items: list[str]) -> str:
 def build_module(
     plan: Plan, cases: list[Case], actions: list[str], aux: AuxRule, diagnose: bool = False
 ) -> str:
-    w, d = n(plan, "w"), n(plan, "d")
+    w, d, j = n(plan, "w"), n(plan, "d"), n(plan, "j")
     lines = [
         f"---- MODULE {module_name(plan)} ----",
         f"EXTENDS {plan.spec_module}, TLC",
-        f"VARIABLES {w}, {d}",
+        f"VARIABLES {w}, {d}, {j}",
     ]
     lines += prelude(plan)
     lines += _projection(plan)
@@ -185,8 +219,8 @@ def build_module(
     if diagnose:
         lines.append(f"{n(plan, 'E')} == {_tuple([_viewed(plan, c.post) for c in cases])}")
         lines.append(f"{n(plan, 'EPre')} == {_tuple([_viewed(plan, c.pre) for c in cases])}")
-        built = [set(plan.spec_variables) <= set(pinned_vars(plan, c)) for c in cases]
-        lines.append(f"{n(plan, 'Built')} == {_tuple([str(b).upper() for b in built])}")
+        flags = [str(built(plan, c)).upper() for c in cases]
+        lines.append(f"{n(plan, 'Built')} == {_tuple(flags)}")
     lines += _init(plan, cases, aux, diagnose)
     lines += _next(plan, actions, diagnose)
     lines.append("====")
@@ -220,7 +254,12 @@ def _projection(plan: Plan) -> list[str]:
 
 
 def _tables(plan: Plan, cases: list[Case], actions: list[str]) -> list[str]:
-    pre = [_constraints(plan, c.pre, identity_pinned(plan, c)) for c in cases]
+    # An explored candidate is checked against every constraint; a built pre-state need not be
+    # against what holds by construction.
+    pre = [
+        _constraints(plan, c.pre, identity_pinned(plan, c) if built(plan, c) else set())
+        for c in cases
+    ]
     post = [_constraints(plan, c.post, set()) for c in cases]
     msgs = [to_tla(c.input) if c.input is not None else "0" for c in cases]
     obs = [_observed(plan, c) for c in cases] if state_mapped(plan) else []
@@ -230,7 +269,6 @@ def _tables(plan: Plan, cases: list[Case], actions: list[str]) -> list[str]:
         f"{n(plan, 'Actor')} == "
         + _tuple([adapter_expr(plan, plan.adapter.actor_expr(c.actor)) for c in cases]),
         f"{n(plan, 'Msg')} == {_tuple(msgs)}",
-        f"{n(plan, 'Real')} == {_tuple(['TRUE' if c.kind == 'real' else 'FALSE' for c in cases])}",
         f"{n(plan, 'P')} == {_tuple(pre)}",
         f"{n(plan, 'Q')} == {_tuple(post)}",
     ]
@@ -255,50 +293,48 @@ def _check_all(plan: Plan, table: str, primed: bool) -> str:
     )
 
 
-def _groups(plan: Plan, cases: list[Case]) -> dict[tuple[str, ...], list[int]]:
-    groups: dict[tuple[str, ...], list[int]] = {}
+# How a case's pre-state is made: (variables built from the window, variables completed by rule
+# 3), or None for a case whose pre-states are explored states.
+GroupKey = tuple[tuple[str, ...], tuple[str, ...]] | None
+
+
+def _groups(plan: Plan, cases: list[Case], aux: AuxRule) -> dict[GroupKey, list[int]]:
+    """Cases by how their pre-state is made (`GroupKey`), the explored ones last."""
+    groups: dict[GroupKey, list[int]] = {}
     for k, case in enumerate(cases, start=1):
-        groups.setdefault(tuple(pinned_vars(plan, case)), []).append(k)
-    return dict(sorted(groups.items()))
+        gap = aux.gap_of(k - 1)
+        key = (tuple(pinned_vars(plan, case)), tuple(gap)) if gap or built(plan, case) else None
+        groups.setdefault(key, []).append(k)
+    return dict(sorted(groups.items(), key=lambda kv: (kv[0] is None, kv[0] or ())))
 
 
 def _init(plan: Plan, cases: list[Case], aux: AuxRule, diagnose: bool = False) -> list[str]:
     w, j = n(plan, "w"), n(plan, "j")
-    groups = _groups(plan, cases)
     lines = []
-    merged = _merged(plan, cases) if aux.kind == "explored" else []
-    for var in merged:
-        given = [to_tla(c.pre[var]) if _partial(plan, c, var) else "<<>>" for c in cases]
-        lines.append(f"{n(plan, 'O' + var)} == {_tuple(given)}")
-    if aux.kind == "explored":
-        lines.append(f"{n(plan, 'C')} == {_tuple(aux.candidates or ['<<>>'])}")
-        index_sets = ["{" + ", ".join(map(str, c)) + "}" for c in aux.per_case]
-        lines.append(f"{n(plan, 'CI')} == {_tuple(index_sets)}")
-    for gi, (variables, members) in enumerate(groups.items()):
-        table = n(plan, f"G{gi}")
-        member = set(members)
+    groups = _groups(plan, cases, aux)
+    if any(aux.gap_of(k) for k in range(len(cases))):
+        rows = [_tuple(aux.gaps[k][1]) if aux.gaps[k][0] else "<<>>" for k in range(len(cases))]
+        lines.append(f"{n(plan, 'Gap')} == {_tuple(rows)}")
+    pins = []
+    for gi, (key, members) in enumerate(groups.items()):
         body = [f"{w} \\in {{{', '.join(map(str, members))}}}"]
-        mapped = {v: plan.adapter.state[v] for v in state_mapped(plan)}
-        for var in variables:
-            if var in mapped:
-                obs = f"{n(plan, 'Obs')}[{w}]"
-                body.append(f"{var} = ({adapter_expr(plan, mapped[var], {'obs': obs})})")
-                continue
-            values = [to_tla(c.pre[var]) if k in member else "0" for k, c in enumerate(cases, 1)]
-            lines.append(f"{table}{var} == {_tuple(values)}")
-            body.append(f"{var} = {table}{var}[{w}]")
-        free = [v for v in plan.spec_variables if v not in variables]
-        if aux.kind == "explored" and free:
-            assigns = " /\\ ".join(f"{v} = {_candidate(plan, aux, v, merged)}" for v in free)
-            body.append(f"\\E {j} \\in {n(plan, 'CI')}[{w}] : {assigns}")
-        lines.append(f"{n(plan, 'Pin')}{gi} == " + " /\\ ".join(body))
+        if key is None:
+            lines += _candidates(plan, aux)
+            assigns = [f"{v} = {_candidate(plan, aux, v)}" for v in plan.spec_variables]
+            chosen = f"\\E {j}0 \\in {n(plan, 'CI')}[{w}] : {j} = {n(plan, 'CJ')}[{j}0]"
+            body.append(" /\\ ".join([chosen, *assigns]))
+        else:
+            variables, gap = key
+            lines += _pinned_tables(plan, cases, gi, variables, set(members))
+            body += [_assign(plan, gi, var) for var in variables]
+            body.append(_completion(plan, gap) if gap else f"{j} = 0")
+        pins.append(f"{n(plan, 'Pin')}{gi}")
+        lines.append(f"{pins[-1]} == " + " /\\ ".join(body))
     lines += [
         f"{n(plan, 'Init')} ==",
         f"  /\\ {n(plan, 'd')} = 0",
-        "  /\\ " + " \\/ ".join(f"{n(plan, 'Pin')}{gi}" for gi in range(len(groups))),
+        "  /\\ " + " \\/ ".join(pins),
     ]
-    if aux.kind == "typeok":
-        lines.append("  /\\ TypeOK")
     if diagnose:
         # A pre-state built entirely from the window, as its mappings show it, for the diff
         # that says why it does not match (printed before the check that drops it).
@@ -308,31 +344,50 @@ def _init(plan: Plan, cases: list[Case], aux: AuxRule, diagnose: bool = False) -
     return lines
 
 
-def _partial(plan: Plan, case: Case, var: str) -> bool:
-    return var in case.pre and not is_full(case.pre[var], plan.vocab[var])
+def _completion(plan: Plan, gap: tuple[str, ...]) -> str:
+    """Each combination of the left-out variables' values, numbered by `_j`."""
+    w, j, g = n(plan, "w"), n(plan, "j"), n(plan, "g")
+    row = f"{n(plan, 'Gap')}[{w}][{g}]"
+    assigns = [f"{v} = {row}[{i}]" for i, v in enumerate(gap, start=1)]
+    return " /\\ ".join([f"\\E {g} \\in DOMAIN {n(plan, 'Gap')}[{w}] : {j} = {g}", *assigns])
 
 
-def _merged(plan: Plan, cases: list[Case]) -> list[str]:
-    """Identity-mapped function variables some case gives only partly: their given keys
-    override the explored candidate's value, the other keys come from the candidate."""
-    return sorted(
-        var
-        for var in plan.vocab
-        if var in plan.spec_variables
-        and plan.adapter.variables.get(var, var).strip() == var
-        and any(_partial(plan, c, var) for c in cases)
-    )
+def _candidates(plan: Plan, aux: AuxRule) -> list[str]:
+    """The explored states this module's cases use (`C`, numbered from 1 here), each case's
+    positions in it (`CI`) and each position's candidate number in the whole rule (`CJ`)."""
+    used = sorted({j for c in aux.per_case for j in c})
+    position = {j: k for k, j in enumerate(used, start=1)}
+    index_sets = ["{" + ", ".join(str(position[j]) for j in c) + "}" for c in aux.per_case]
+    return [
+        f"{n(plan, 'C')} == {_tuple([aux.candidates[j - 1] for j in used] or ['<<>>'])}",
+        f"{n(plan, 'CJ')} == <<{', '.join(map(str, used))}>>",
+        f"{n(plan, 'CI')} == {_tuple(index_sets)}",
+    ]
 
 
-def _candidate(plan: Plan, aux: AuxRule, var: str, merged: list[str]) -> str:
-    base = f"{n(plan, 'C')}[{n(plan, 'j')}][{aux.variables.index(var) + 1}]"
-    if var not in merged:
-        return base
-    x, given = n(plan, "x"), f"{n(plan, 'O' + var)}[{n(plan, 'w')}]"
-    return (
-        f"[{x} \\in DOMAIN {base} |-> IF {x} \\in DOMAIN {given} THEN {given}[{x}] "
-        f"ELSE {base}[{x}]]"
-    )
+def _pinned_tables(
+    plan: Plan, cases: list[Case], gi: int, variables: tuple[str, ...], members: set[int]
+) -> list[str]:
+    mapped = set(state_mapped(plan))
+    lines = []
+    for var in variables:
+        if var in mapped:
+            continue
+        values = [to_tla(c.pre[var]) if k in members else "0" for k, c in enumerate(cases, 1)]
+        lines.append(f"{n(plan, f'G{gi}')}{var} == {_tuple(values)}")
+    return lines
+
+
+def _assign(plan: Plan, gi: int, var: str) -> str:
+    w = n(plan, "w")
+    if var in state_mapped(plan):
+        obs = f"{n(plan, 'Obs')}[{w}]"
+        return f"{var} = ({adapter_expr(plan, plan.adapter.state[var], {'obs': obs})})"
+    return f"{var} = {n(plan, f'G{gi}')}{var}[{w}]"
+
+
+def _candidate(plan: Plan, aux: AuxRule, var: str) -> str:
+    return f"{n(plan, 'C')}[{n(plan, 'j')}0][{aux.variables.index(var) + 1}]"
 
 
 def action_operator(plan: Plan, index: int) -> str:
@@ -340,7 +395,7 @@ def action_operator(plan: Plan, index: int) -> str:
 
 
 def _next(plan: Plan, actions: list[str], diagnose: bool = False) -> list[str]:
-    w, d = n(plan, "w"), n(plan, "d")
+    w, d, j = n(plan, "w"), n(plan, "d"), n(plan, "j")
     bound = {"actor": f"{n(plan, 'Actor')}[{w}]", "msg": f"{n(plan, 'Msg')}[{w}]"}
     lines = [
         f"{action_operator(plan, i)} == {adapter_expr(plan, plan.adapter.actions[action], bound)}"
@@ -350,15 +405,13 @@ def _next(plan: Plan, actions: list[str], diagnose: bool = False) -> list[str]:
         f"{n(plan, 'A')}[{w}] = {i} -> {action_operator(plan, i)}"
         for i in range(1, len(actions) + 1)
     )
-    count = "TRUE"
-    if plan.count:
-        count = f'IF {n(plan, "Real")}[{w}] THEN PrintT(<<"{plan.nonce}c", {w}>>) ELSE TRUE'
     lines += [
         f"{n(plan, 'Next')} ==",
         f"  /\\ {d} = 0",
-        f"  /\\ {count}",
+        f'  /\\ PrintT(<<"{plan.nonce}c", {w}, {j}>>)',
         f"  /\\ {d}' = 1",
         f"  /\\ {w}' = {w}",
+        f"  /\\ {j}' = {j}",
         f"  /\\ CASE {arms}",
     ]
     if diagnose:
@@ -368,7 +421,7 @@ def _next(plan: Plan, actions: list[str], diagnose: bool = False) -> list[str]:
         )
     else:
         lines.append("  /\\ " + _check_all(plan, n(plan, "Q"), primed=True))
-        lines.append(f'  /\\ PrintT(<<"{plan.nonce}v", {w}>>)')
+        lines.append(f'  /\\ PrintT(<<"{plan.nonce}v", {w}, {j}>>)')
     return lines
 
 

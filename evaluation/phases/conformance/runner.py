@@ -1,13 +1,19 @@
 """Run cases through TLC in chunks and turn the output into one verdict per case.
 
-A chunk is one TLC run. Its outcome per case:
-- pass: the nonce-tagged `<<"<nonce>v", k>>` line was printed (a successor satisfied the post
-  constraints), in a run that ended normally with nothing left on the queue;
-- fail: the run ended normally and no such line exists for k;
+A chunk is one TLC run. Its outcome per case, from the nonce-tagged lines `<<"<nonce>c", k, j>>`
+(pre-state j of case k was checked) and `<<"<nonce>v", k, j>>` (a successor of it satisfied the
+post constraints), in a run that ended normally with nothing left on the queue:
+- pass: at least one pre-state, and a pass line for every one of them (no convenient choice:
+  where several credited spec states show the window's pre-state, the action must take each of
+  them to the post-state);
+- fail: otherwise (`freedom` says how many pre-states there were, `failing` which ones failed);
+  cases already decided by the exploration (explore.py) are not run again;
 - error: TLC could not evaluate case k. An evaluation error aborts the whole run; the trace TLC
   prints shows `_w_<nonce> = k`, so case k gets the error and the rest run again. When the trace
   does not name a case (an error while computing initial states), the chunk is split in halves
   until it does. Reruns are bounded; what the bound leaves unevaluated is an error, never a pass.
+Output cut short by the sandbox's limit proves nothing (a missing line may be a failure): the
+chunk runs again in halves, and a single case that cannot be read is an error.
 A parse error of the generated module (unknown operator, wrong arity in an adapter action) is
 not a window verdict: it raises SetupError with SANY's message.
 """
@@ -17,7 +23,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from evaluation.phases.conformance import generator as gen
 from evaluation.phases.conformance.cases import Case
@@ -51,15 +57,13 @@ class SetupError(Exception):
         self.messages = list(messages)
 
 
-class AuxRuleError(Exception):
-    """TLC could not compute the initial states under the TypeOK rule."""
-
-
 @dataclass
 class CaseResult:
     verdict: WindowVerdict
     reason: str = ""
-    freedom: int | None = None
+    freedom: int | None = None  # how many pre-states the case was checked from
+    failing: set[int] = field(default_factory=set)  # candidate numbers the action failed from
+    failed_from: int | None = None  # how many pre-states it failed from (None: len(failing))
 
 
 @dataclass
@@ -154,8 +158,12 @@ def error_text(run: ToolRun, nonce: str) -> str:
     return text.replace(nonce, "")[:1500]
 
 
-def tagged(output: str, nonce: str, tag: str) -> list[int]:
-    return [int(k) for k in re.findall(rf'<<\s*"{nonce}{tag}",\s*(\d+)\s*>>', output)]
+def tagged(output: str, nonce: str, tag: str) -> dict[int, set[int]]:
+    """Case number -> the pre-state numbers printed with this tag."""
+    found: dict[int, set[int]] = {}
+    for k, j in re.findall(rf'<<\s*"{nonce}{tag}",\s*(\d+),\s*(\d+)\s*>>', output):
+        found.setdefault(int(k), set()).add(int(j))
+    return found
 
 
 def check_cases(
@@ -165,9 +173,14 @@ def check_cases(
     actions: list[str],
     aux: gen.AuxRule,
     budget: Budget,
+    decided: dict[int, CaseResult] | None = None,
 ) -> list[CaseResult]:
+    """One verdict per case; those in `decided` (the explored ones, explore.py) are not run."""
     results: list[CaseResult | None] = [None] * len(cases)
-    queue = [list(range(i, min(i + CHUNK, len(cases)))) for i in range(0, len(cases), CHUNK)]
+    for i, result in (decided or {}).items():
+        results[i] = result
+    runnable = [i for i in range(len(cases)) if results[i] is None]
+    queue = [runnable[i : i + CHUNK] for i in range(0, len(runnable), CHUNK)]
     while queue:
         chunk = queue.pop(0)
         if budget.remaining() <= 1 or budget.runs >= MAX_RUNS:
@@ -180,17 +193,10 @@ def check_cases(
             for i in chunk:
                 results[i] = CaseResult("error", reason)
             continue
-        sub_aux = _sub_aux(aux, chunk)
-        module = gen.build_module(plan, [cases[i] for i in chunk], actions, sub_aux)
+        module = gen.build_module(plan, [cases[i] for i in chunk], actions, aux.subset(chunk))
         run = run_module(plan, spec, module, budget)
-        queue[:0] = _absorb(run, plan, chunk, results, budget, aux.kind)
+        queue[:0] = _absorb(run, plan, chunk, results, budget)
     return [r or CaseResult("error", "not evaluated") for r in results]
-
-
-def _sub_aux(aux: gen.AuxRule, chunk: list[int]) -> gen.AuxRule:
-    if aux.kind != "explored":
-        return aux
-    return gen.AuxRule(aux.kind, aux.variables, aux.candidates, [aux.per_case[i] for i in chunk])
 
 
 def _halves(chunk: list[int]) -> list[list[int]]:
@@ -204,28 +210,18 @@ def _absorb(
     chunk: list[int],
     results: list[CaseResult | None],
     budget: Budget,
-    aux_kind: gen.AuxKind,
 ) -> list[list[int]]:
     """Record what this run decided; return the sub-chunks that must run again."""
     if run.status == "ok":
-        passed = set(tagged(run.output, plan.nonce, "v"))
-        counts: dict[int, int] = {}
-        for k in tagged(run.output, plan.nonce, "c"):
-            counts[k] = counts.get(k, 0) + 1
         if run.truncated:
-            # A tag that survived truncation is still a proof of a pass; the rest run again in
-            # smaller chunks (the spec may print so much that a single case cannot be read).
-            unread = [i for k, i in enumerate(chunk, start=1) if k not in passed]
-            for k, i in enumerate(chunk, start=1):
-                if k in passed:
-                    results[i] = CaseResult("pass", "", None)
-            if len(unread) > 1:
-                return _halves(unread)
-            for i in unread:
-                results[i] = CaseResult("error", "TLC output too large to read the verdict")
+            if len(chunk) > 1:
+                return _halves(chunk)
+            results[chunk[0]] = CaseResult("error", "TLC output too large to read the verdict")
             return []
+        checked = tagged(run.output, plan.nonce, "c")
+        passed = tagged(run.output, plan.nonce, "v")
         for k, i in enumerate(chunk, start=1):
-            results[i] = CaseResult("pass" if k in passed else "fail", "", counts.get(k, 0))
+            results[i] = verdict(checked.get(k, set()), passed.get(k, set()))
         return []
     if run.status == "timeout":
         budget.timed_out = True
@@ -235,8 +231,6 @@ def _absorb(
     problem = _setup_problem(run)
     if problem:
         raise SetupError(problem.replace(plan.nonce, ""), run.messages)
-    if aux_kind == "typeok" and tlcmsg.first(run.messages, EC.TLC_INIT_GENERATED1) is None:
-        raise AuxRuleError(error_text(run, plan.nonce))
     blamed = attributed_case(run, plan.nonce)
     if blamed is not None and 1 <= blamed <= len(chunk):
         results[chunk[blamed - 1]] = CaseResult("error", error_text(run, plan.nonce))
@@ -246,3 +240,10 @@ def _absorb(
         return _halves(chunk)
     results[chunk[0]] = CaseResult("error", error_text(run, plan.nonce))
     return []
+
+
+def verdict(checked: set[int], passed: set[int]) -> CaseResult:
+    """Pass only when the action reached the post-state from every pre-state checked."""
+    failing = checked - passed
+    ok = bool(checked) and not failing
+    return CaseResult("pass" if ok else "fail", "", len(checked), failing)
