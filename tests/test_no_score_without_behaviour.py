@@ -51,6 +51,17 @@ def test_allow_everything_safe_on_spin_gets_only_p1_and_p2():
         assert "accept transitions the system never makes" in reason
 
 
+def test_allow_everything_safe_behind_a_hidden_mode_gets_only_p1_and_p2():
+    # Both modes are reachable, so each real window has a strict and a lax pre-state: a
+    # negative window counts as accepted when any credited pre-state accepts it.
+    report = score_spec(_attack("spin", "hidden_lax_mode"), spin(), spin_windows())
+    assert report.overall <= ONLY_P1_P2
+    conformance = report.outcomes["conformance"]
+    assert all(r["passed"] == r["total"] for r in conformance.details["per_action"].values())
+    assert conformance.score == 0
+    assert all(r.startswith(REFUSAL) for r in _refusals(report).values())
+
+
 def test_allow_everything_safe_on_dqueue_gets_only_p1_and_p2():
     contract = load_contract("dqueue")
     windows = cut_windows(contract, settings.SYSMOBENCH_DATA_DIR)

@@ -195,7 +195,7 @@ def check_cases(
             continue
         module = gen.build_module(plan, [cases[i] for i in chunk], actions, aux.subset(chunk))
         run = run_module(plan, spec, module, budget)
-        queue[:0] = _absorb(run, plan, chunk, results, budget)
+        queue[:0] = _absorb(run, plan, cases, chunk, results, budget)
     return [r or CaseResult("error", "not evaluated") for r in results]
 
 
@@ -207,6 +207,7 @@ def _halves(chunk: list[int]) -> list[list[int]]:
 def _absorb(
     run: ToolRun,
     plan: gen.Plan,
+    cases: list[Case],
     chunk: list[int],
     results: list[CaseResult | None],
     budget: Budget,
@@ -221,7 +222,8 @@ def _absorb(
         checked = tagged(run.output, plan.nonce, "c")
         passed = tagged(run.output, plan.nonce, "v")
         for k, i in enumerate(chunk, start=1):
-            results[i] = verdict(checked.get(k, set()), passed.get(k, set()))
+            judge = negative_verdict if is_negative(cases[i]) else verdict
+            results[i] = judge(checked.get(k, set()), passed.get(k, set()))
         return []
     if run.status == "timeout":
         budget.timed_out = True
@@ -247,3 +249,19 @@ def verdict(checked: set[int], passed: set[int]) -> CaseResult:
     failing = checked - passed
     ok = bool(checked) and not failing
     return CaseResult("pass" if ok else "fail", "", len(checked), failing)
+
+
+def is_negative(case: Case) -> bool:
+    """A negative window (a transition the system never makes), as opposed to a real one."""
+    return case.kind != "real"
+
+
+def negative_verdict(checked: set[int], passed: set[int]) -> CaseResult:
+    """A negative window is accepted ("pass") when the action takes *some* credited pre-state
+    to its post-state. The quantifier is the mirror of `verdict`'s on purpose: with "every
+    pre-state" a spec could hide an action that allows anything behind a hidden flag both of
+    whose values are reachable (the strict value rejects every negative, the lax one accepts
+    every real window); with "some", each credited pre-state must both accept the real window
+    and reject the negatives."""
+    ok = bool(passed & checked)
+    return CaseResult("pass" if ok else "fail", "", len(checked), checked - passed)
