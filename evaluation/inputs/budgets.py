@@ -36,6 +36,11 @@ class ConformanceBudget:
     scratch_mb: int = 256
     depth: int = 100  # credited pre-states (P3 rule 2): states reachable within this many steps
     max_states: int = 5000  # ... and at most this many of them
+    # The guided exploration, for the windows no state of the first shows: reachable states
+    # within this many steps, expanding only states whose projection shows corpus values.
+    guided_depth: int = 400
+    guided_max_states: int = 20000
+    guided_slack: int = 8  # steps in a row a guided path may show values the corpus does not
     seed: int = 1
 
 

@@ -26,6 +26,7 @@ Each window reports how many pre-states it was checked from (`pre_state_candidat
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 
 from evaluation.details import StateMappingRefusal
 from evaluation.inputs.contracts import Contract
@@ -82,9 +83,50 @@ def choose(
         extra, again = _explore(*args, more, actions, decided_by, False)
         results.update(extra)
         seen.failing.update(again.failing)
+    guided = _guided(plan, spec, contract, budget, cases, results, actions, decided_by)
+    if guided is not None:
+        seen.failing.update(guided.failing)
     decided = {ci: r for ci, r in results.items() if not _built_or_gap(plan, cases[ci], contract)}
     rule = explored(plan, cases, contract, seen, decided)
-    return rule, _description(plan, cases, rule, decided, seen, bounds[0]), refusals, decided
+    description = _description(plan, cases, rule, decided, seen, bounds[0], guided)
+    return rule, description, refusals, decided
+
+
+def _guided(
+    plan: gen.Plan,
+    spec: ParsedSpec,
+    contract: Contract,
+    budget: Budget,
+    cases: list[Case],
+    results: dict[int, CaseResult],
+    actions: list[str],
+    decided_by: list[str],
+) -> Exploration | None:
+    """The guided exploration, for the explored cases no state of the first exploration shows:
+    again from Init, deeper, but expanding only states whose projection shows, variable by
+    variable, values the corpus shows (gen.corpus_guide). Every state it finds is reachable
+    from Init, so it credits nothing the first could not have; it only reaches, within a
+    budget, the states of a long run (a Raft log of twenty entries) that a breadth-first
+    search over every request a client may make never gets to. Updates `results` in place
+    for the cases it finds states for; None when no case needed it."""
+    unseen = [ci for ci, r in results.items() if r.freedom == 0 and r.verdict != "error"]
+    guide = gen.corpus_guide(plan, cases)
+    if not unseen or not guide:
+        return None
+    bounds = (
+        int(contract.budget("conformance", "guided_depth")),
+        int(contract.budget("conformance", "guided_max_states")),
+    )
+    slack = int(contract.budget("conformance", "guided_slack"))
+    guided_plan = replace(plan, guide=guide, guide_slack=slack)
+    found, seen = _explore(
+        guided_plan, spec, bounds, budget, cases, unseen, actions, decided_by, False
+    )
+    for ci, result in found.items():
+        if result.freedom or result.verdict == "error":
+            results[ci] = result
+    seen.results = {ci: r for ci, r in found.items() if r.freedom}
+    return seen
 
 
 def _unbuilt(plan: gen.Plan, cases: list[Case], contract: Contract, done: set[int]) -> list[int]:
@@ -164,6 +206,7 @@ def _description(
     decided: dict[int, CaseResult],
     seen: Exploration | None,
     depth: int,
+    guided: Exploration | None = None,
 ) -> str:
     if rule.kind == "pinned":
         return (
@@ -180,6 +223,12 @@ def _description(
             f"{len(decided)} from the states reachable from Init in <= {depth} steps "
             f"({seen.reached} found{cut}) that agree with the window, each of which must pass "
             f"(rule 2; {none} agree with none: undecided)"
+        )
+    if guided is not None:
+        parts.append(
+            f"{len(guided.results)} of them from the guided exploration (states reachable from "
+            f"Init, expanding only those that show values the traces show; {guided.reached} "
+            "found)"
         )
     if gaps:
         parts.append(

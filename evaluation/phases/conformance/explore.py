@@ -242,6 +242,7 @@ def exploration_module(
         f"EXTENDS {plan.spec_module}, TLC, Naturals",
         *gen.prelude(plan),
         *gen._projection(plan),
+        *gen.guide_definition(plan),
         *credit.mapping_definitions(plan, checked),
     ]
     prints = []
@@ -270,12 +271,25 @@ def exploration_module(
     prints += [f"  /\\ {credit.check_operator(plan, v)}" for v in checked]
     if valued:
         prints.append(f'  /\\ PrintT(<<"{plan.nonce}l", <<{", ".join(valued)}>>>>)')
+    init, guided = plan.init, []
+    if plan.guide:
+        # A guided exploration counts, in a variable of its own, the steps since its path last
+        # showed only corpus values, and does not expand a state past `guide_slack` of them
+        # (the checks above still run on it: it is a state of the spec all the same).
+        off, guide = gen.n(plan, "off"), gen.n(plan, "Guide")
+        lines.insert(2, f"VARIABLE {off}")
+        init = f"{plan.init} /\\ {off} = IF {guide} THEN 0 ELSE 1"
+        guided = [
+            f"  /\\ {off} < {plan.guide_slack + 1}",
+            f"  /\\ {off}' = IF {guide}' THEN 0 ELSE {off} + 1",
+        ]
     lines += [
-        f"{gen.n(plan, 'Init')} == {plan.init}",
+        f"{gen.n(plan, 'Init')} == {init}",
         f"{gen.n(plan, 'Next')} ==",
         *(prints or ["  /\\ TRUE"]),
         f'  /\\ TLCGet("level") < {depth + 1} /\\ TLCGet("distinct") < {cap}',
         f"  /\\ {plan.next}",
+        *guided,
         "====",
     ]
     return "\n".join(lines) + "\n"

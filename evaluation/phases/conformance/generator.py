@@ -91,6 +91,13 @@ class Plan:
     # spec variables whose state mapping the spec's behaviour did not confirm (credit.py): they
     # are not built from windows
     refused_state: set[str] = field(default_factory=set)
+    # The guided exploration (auxstate.py): observed variable -> the values (TLA+ text, through
+    # its view) the trace corpus shows it taking; an explored state whose projection leaves
+    # them is not expanded. Empty: the plain breadth-first exploration.
+    guide: dict[str, list[str]] = field(default_factory=dict)
+    # ... and how many steps in a row a guided path may leave them (the trace's own steps of
+    # events no target action maps, whose states no window shows).
+    guide_slack: int = 0
 
     def view_reads(self, var: str) -> list[str]:
         """The schema variables the view of `var` reads (the window must give them in full)."""
@@ -174,6 +181,44 @@ def prelude(plan: Plan) -> list[str]:
     for name, value in plan.constants.items():
         lines.append(f"{n(plan, 'K' + name)} == {adapter_expr(plan, value)}")
     return lines
+
+
+def corpus_guide(plan: Plan, cases: list[Case]) -> dict[str, list[str]]:
+    """Observed variable -> every value the real windows show it taking in full (TLA+ text,
+    through its view); a variable some window gives only in part is left out, because its
+    values are not known whole."""
+    values: dict[str, dict[str, None]] = {}
+    partial: set[str] = set()
+    for case in cases:
+        if case.kind != "real":
+            continue
+        for state in (case.pre, case.post):
+            for var, value in state.items():
+                if var in plan.views:
+                    if any(v not in state for v in plan.view_reads(var)):
+                        partial.add(var)
+                        continue
+                    given = {v: to_tla(state[v]) for v in plan.view_reads(var)}
+                    text = plan.viewed(var, given)
+                elif is_full(value, plan.vocab[var]):
+                    text = to_tla(value)
+                else:
+                    partial.add(var)
+                    continue
+                values.setdefault(var, {})[text] = None
+    return {v: list(texts) for v, texts in values.items() if v not in partial}
+
+
+def guide_definition(plan: Plan) -> list[str]:
+    """`Guide`: the current state's projection shows, for every guided variable, a value the
+    corpus shows it taking."""
+    if not plan.guide:
+        return []
+    parts = [
+        f"{n(plan, 'W')}({plan.observed.index(var) + 1}) \\in {{{', '.join(texts)}}}"
+        for var, texts in sorted(plan.guide.items())
+    ]
+    return [f"{n(plan, 'Guide')} == " + " /\\ ".join(parts)]
 
 
 def _constraints(plan: Plan, state: State, skip: set[str]) -> str:

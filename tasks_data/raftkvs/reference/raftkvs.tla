@@ -23,7 +23,13 @@ Nodes == Servers \cup Clients
 IsQuorum(S) == Cardinality(S) * 2 > Cardinality(Servers)
 EmptySM == [k \in {} |-> ""]
 NoReq == [k \in {} |-> ""]
-Requests == {[type |-> "put", key |-> "key1", value |-> "value0"], [type |-> "get", key |-> "key1"]}
+\* The recorded runs' workload (PGo's test driver): request n puts "value<p>" under
+\* "key<p mod 3 + 1>" for odd n (p = (n - 1) \div 2) and gets that key back for even n.
+Request(n) ==
+  LET p == (n - 1) \div 2
+      key == "key" \o ToString((p % 3) + 1)
+  IN IF n % 2 = 1 THEN [type |-> "put", key |-> key, value |-> "value" \o ToString(p)]
+                  ELSE [type |-> "get", key |-> key]
 LastTerm(l) == IF l = <<>> THEN 0 ELSE l[Len(l)].term
 Max(S) == CHOOSE x \in S : \A y \in S : y <= x
 
@@ -228,7 +234,7 @@ HandleClientRequest(i, m) ==
 ClientLoop(c) ==
   /\ pc[c] = "clientLoop"
   /\ reqIdx[c] + 1 < MaxCommitIndex
-  /\ \E r \in Requests : req' = [req EXCEPT ![c] = r]
+  /\ req' = [req EXCEPT ![c] = Request(reqIdx[c] + 1)]
   /\ reqIdx' = [reqIdx EXCEPT ![c] = @ + 1]
   /\ pc' = [pc EXCEPT ![c] = "sndReq"]
   /\ UNCHANGED <<serverVars, network, clientLeader>>
