@@ -41,8 +41,13 @@ from evaluation.windows.window import Window
 
 # 1.2.0: specs written with the standard Unicode symbols are read as ASCII (ASCII specs score
 # as under 1.1.0). 1.3.0: P3 compares a variable with a contract `view` through it (only
-# contracts that declare one, locksvc, score differently).
-SCORER_VERSION = "1.3.0"
+# contracts that declare one, locksvc, score differently). 2.0.0 ("How a score cannot be
+# had" in docs/ARCHITECTURE.md): P2 counts an action only where a step changes what
+# the contract observes; P3's pre-states are states the spec reaches from Init (TypeOK never
+# credits one), every candidate must pass, state mappings are credited only when the spec's
+# behaviour confirms them, fair negative windows count; P4 credits only behaviour the spec has.
+# Runs scored under 1.x followed other rules; their fingerprints name the version.
+SCORER_VERSION = "2.0.0"
 
 
 class PhaseCrashed(RuntimeError):

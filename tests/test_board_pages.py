@@ -119,6 +119,25 @@ no_traces_reason: nothing recorded
 """
 
 
+class MethodologyPageTests(TestCase):
+    def test_it_says_how_a_score_cannot_be_had_and_names_the_scorer_version(self):
+        from evaluation.surface import SCORER_VERSION
+
+        html = self.client.get(reverse("methodology")).content.decode()
+        section = html.split('id="no-shortcuts"', 1)[1].split("<h2", 1)[0]
+        for rule in (
+            "P2 counts steps",
+            "states of your spec",
+            "Adapters translate",
+            "fair negative",
+            "vacuous",
+            "bounds never decide",
+        ):
+            self.assertIn(rule, section)
+        self.assertIn(f"<code>{SCORER_VERSION}</code>", html)
+        self.assertIn('href="#no-shortcuts"', html.split('id="phases"', 1)[1])
+
+
 class TaskContractPageTests(WorldTestCase):
     def test_the_task_page_shows_the_contract(self):
         with tempfile.TemporaryDirectory() as root:
