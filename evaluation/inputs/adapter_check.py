@@ -17,7 +17,6 @@ adapter makes up, which no invariant may be credited for (P4 says "not modelled 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from tree_sitter import Node
@@ -26,7 +25,7 @@ from evaluation.tla.parsed import ParsedSpec, spec_of
 from evaluation.tla.sandbox.precheck import strip_comments
 from evaluation.tla.snippets import parse_units
 from evaluation.tla.splitter import Listing
-from evaluation.tla.treesitter import text_of
+from evaluation.tla.treesitter import text_of, walk
 
 if TYPE_CHECKING:  # contracts imports this module to check the adapters it loads
     from evaluation.inputs.contracts import Adapter
@@ -52,17 +51,11 @@ def _tree(expr: str) -> Node | None:
     return units[0].child_by_field_name("definition")
 
 
-def _walk(node: Node) -> Iterator[Node]:
-    yield node
-    for child in node.children:
-        yield from _walk(child)
-
-
 def identifiers(expr: str) -> set[str]:
     node = _tree(expr)
     if node is None:
         return set()
-    return {text_of(n) for n in _walk(node) if n.type in ("identifier_ref", "identifier")}
+    return {text_of(n) for n in walk(node) if n.type in ("identifier_ref", "identifier")}
 
 
 def forbidden(expr: str) -> list[str]:
@@ -70,7 +63,7 @@ def forbidden(expr: str) -> list[str]:
 
 
 def _state_level_problem(node: Node) -> str | None:
-    for n in _walk(node):
+    for n in walk(node):
         if n.type in STATE_KEYWORDS:
             return f"it uses {STATE_KEYWORDS[n.type]}, which describes a step, not a state"
     return None

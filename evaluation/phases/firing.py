@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import re
 import secrets
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TypedDict
 
@@ -50,6 +50,7 @@ from evaluation.tla import messages as msg
 from evaluation.tla.codes import EC, MP
 from evaluation.tla.parsed import ParsedSpec
 from evaluation.tla.reads import Reads
+from evaluation.tla.treesitter import walk
 
 COMMENTS = ("comment", "block_comment")
 
@@ -279,7 +280,7 @@ def locate(source: Source, leaf: CoveredAction) -> tuple[int, int] | None:
             return None
         return start, last + len(source.lines[l2 - 1][c2 - 1 : c2].encode("utf-8") or b" ")
     at = source.offset(leaf["line"], leaf["col"])
-    for node in _walk(source.tree.root_node):
+    for node in walk(source.tree.root_node):
         if node.type != "operator_definition":
             continue
         name = node.child_by_field_name("name")
@@ -302,14 +303,6 @@ def _code_end(node: Node) -> int:
     """Where a node's code ends: tree-sitter counts comments after it as part of it."""
     code = [c for c in node.children if c.type not in COMMENTS]
     return _code_end(code[-1]) if code else node.end_byte
-
-
-def _walk(node: Node) -> Iterator[Node]:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(current.children)
 
 
 def declaration_point(source: Source) -> int:

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 
 from tree_sitter import Node, Tree
 
-from evaluation.tla.treesitter import text_of
+from evaluation.tla.treesitter import text_of, walk
 
 DEFINITIONS = ("operator_definition", "function_definition")
 
@@ -48,7 +48,7 @@ class Reads:
 
     def changed_by_span(self, start: int, end: int) -> set[str]:
         """Variables a step of the text in [start, end) may change."""
-        nodes = [n for n in _walk(self.root) if start <= n.start_byte and n.end_byte <= end]
+        nodes = [n for n in walk(self.root) if start <= n.start_byte and n.end_byte <= end]
         tops = [n for n in nodes if n.parent is None or not _inside(n.parent, start, end)]
         out: set[str] = set()
         for node in tops:
@@ -58,7 +58,7 @@ class Reads:
     def _changed_by(self, node: Node) -> set[str]:
         out: set[str] = set()
         for kind, current in _parts(node):
-            inner = list(_walk(current))
+            inner = list(walk(current))
             if kind == "instance" or any(n.type == "prefixed_op" for n in inner):
                 return set(self.variables)
             names = {text_of(n) for n in inner if n.type == "identifier_ref"}
@@ -104,14 +104,6 @@ def _mentions(node: Node) -> Iterator[Node]:
             continue
         if current.type == "identifier_ref":
             yield current
-        stack.extend(current.children)
-
-
-def _walk(node: Node) -> Iterator[Node]:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
         stack.extend(current.children)
 
 

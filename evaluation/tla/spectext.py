@@ -34,10 +34,6 @@ def spec_constants(text: str) -> list[str]:
     return _declared(text, "CONSTANT")
 
 
-def defines(text: str, name: str) -> bool:
-    return re.search(rf"(?m)^\s*{re.escape(name)}\s*==", strip_comments(text)) is not None
-
-
 def module_name(text: str) -> str | None:
     m = re.search(r"-{4,}\s*MODULE\s+(\w*[A-Za-z]\w*)", text)
     return m.group(1) if m else None

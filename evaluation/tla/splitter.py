@@ -8,7 +8,7 @@ SANY decides semantics. Lines are 1-based and inclusive.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from tree_sitter import Node, Tree
@@ -97,17 +97,9 @@ def _end_line(node: Node) -> int:
     return end.row if end.column == 0 and end.row > node.start_point.row else end.row + 1
 
 
-def _walk(node: Node) -> Iterator[Node]:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(reversed(current.children))
-
-
 def _errors(root: Node) -> list[tuple[int, int, str]]:
     found = []
-    for node in _walk(root):
+    for node in treesitter.walk(root):
         if node.type == "ERROR":
             found.append((node.start_point.row + 1, node.start_point.column + 1, "syntax error"))
         elif node.is_missing:
@@ -143,7 +135,7 @@ def _definition(node: Node, source: bytes, local: bool) -> Definition | None:
     )
     name = _text(infix, source) if infix is not None else _text(name_node, source)
     head = " ".join(source[node.start_byte : head_end].decode("utf-8", "replace").split())
-    refs = {_text(n, source) for n in _walk(node) if n.type == "identifier_ref"}
+    refs = {_text(n, source) for n in treesitter.walk(node) if n.type == "identifier_ref"}
     return Definition(
         name=name,
         kind=kind,
@@ -194,7 +186,7 @@ def listing_from_tree(text: str, tree: Tree) -> Listing:
 
 def _locate(root: Node, source: bytes, listing: Listing) -> None:
     """Fill the identifiers, the module headers and the lines of EXTENDS/INSTANCE targets."""
-    for node in _walk(root):
+    for node in treesitter.walk(root):
         if node.type in ("identifier_ref", "identifier"):
             listing.first_lines.setdefault(_text(node, source), node.start_point.row + 1)
         elif node.type == "module":
@@ -301,7 +293,7 @@ def _piece(
     end = _last_line(start, stops, blanked)
     text = "\n".join(source_lines[start - 1 : end]).rstrip()
     probe = treesitter.parse(f"---- MODULE P ----\n{text}\n====\n".encode()).root_node
-    refs = {_text(n, text.encode()) for n in _walk(probe) if n.type == "identifier_ref"}
+    refs = {_text(n, text.encode()) for n in treesitter.walk(probe) if n.type == "identifier_ref"}
     params = [p.strip() for p in (match.group(4) or "").split(",") if p.strip()]
     return Definition(
         name=match.group(2),
@@ -420,7 +412,9 @@ def _collect(node: Node, source: bytes, listing: Listing, local: bool) -> None:
                     end_line=_end_line(node),
                     text=_text(child, source),
                     refs=frozenset(
-                        _text(n, source) for n in _walk(child) if n.type == "identifier_ref"
+                        _text(n, source)
+                        for n in treesitter.walk(child)
+                        if n.type == "identifier_ref"
                     ),
                 )
             )
@@ -432,7 +426,7 @@ def _collect(node: Node, source: bytes, listing: Listing, local: bool) -> None:
 def _instance_targets(node: Node, source: bytes) -> list[str]:
     return [
         _text(c, source)
-        for n in _walk(node)
+        for n in treesitter.walk(node)
         if n.type == "instance"
         for c in n.children
         if c.type == "identifier_ref"

@@ -7,6 +7,7 @@ spec once, `evaluation.tla.parsed`) and the parser's setup is written once.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterator
 from functools import lru_cache
 
 import tree_sitter
@@ -33,3 +34,13 @@ def parse(source: bytes) -> tree_sitter.Tree:
 def text_of(node: Node) -> str:
     """The source text a node spans (a node of a tree parsed from bytes always has it)."""
     return (node.text or b"").decode()
+
+
+def walk(node: Node) -> Iterator[Node]:
+    """`node` and every node below it, in document order (iteratively: a deeply nested
+    expression must not exhaust Python's recursion limit)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(current.children))

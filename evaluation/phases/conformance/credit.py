@@ -24,7 +24,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from evaluation.details import StateMappingRefusal
-from evaluation.inputs.adapter_check import _tree, _walk
+from evaluation.inputs.adapter_check import _tree
 from evaluation.phases.conformance import generator as gen
 from evaluation.phases.conformance.cases import Case
 from evaluation.phases.conformance.diagnose import _show, read_tagged
@@ -34,7 +34,7 @@ from evaluation.tla.codes import MP
 from evaluation.tla.parsed import ParsedSpec
 from evaluation.tla.sandbox.limits import ToolRun
 from evaluation.tla.tlcvalue import FrozenDict, ModelValue, TlaSet, TlcValue
-from evaluation.tla.treesitter import text_of
+from evaluation.tla.treesitter import text_of, walk
 
 if TYPE_CHECKING:  # explore.py imports this module
     from evaluation.phases.conformance.explore import Exploration
@@ -71,7 +71,7 @@ def obs_reads(expr: str) -> set[str] | None:
     if node is None:
         return None
     fields: set[str] = set()
-    for n in _walk(node):
+    for n in walk(node):
         if n.type != "identifier_ref" or text_of(n) != "obs":
             continue
         parent = n.parent
