@@ -77,7 +77,11 @@ def test_the_windows_of_a_fresh_run_pass_the_reference_spec(cold_start_run, cont
     actions = {w["action"] for w in windows}
     assert actions == {"Notification", "HandleNotification", "BecomeLeader"}
     outcome = conformance(read_reference("zookeeper", "zookeeper.tla"), contract, windows)
-    assert outcome.score == 1.0
+    # Every window passes. The score is not the claim here: fair negative windows are inferred
+    # from what a corpus shows, and one cold start shows each node's first Notification only
+    # (currentEpoch 0 -> 1 three times), which the committed corpus does not make a rule of.
+    assert {w.verdict for w in outcome.windows} == {"pass"}
+    assert all(a.passed == a.total for a in outcome.actions)
 
 
 def test_a_dequeue_the_replay_cannot_explain_is_refused(cold_start_run):
