@@ -13,6 +13,7 @@ from django.conf import settings
 
 from evaluation.inputs.contracts import load_contract, parse_adapter
 from evaluation.phases.conformance import check_conformance
+from evaluation.pipeline import score_spec
 from evaluation.tla.values import to_tla
 from evaluation.windows import cut_windows
 from tests.attack_support import hidden_replay_spec, replay_table_spec, start_state
@@ -122,6 +123,17 @@ def test_a_replay_table_behind_a_state_mapped_flag_scores_nothing(task):
         assert mapping["refused"][0]["rule"] == rule
         assert outcome.score == 0.0, flag
         assert not [w for w in outcome.windows if w.verdict == "pass"]
+
+
+@pytest.mark.parametrize("task", sorted(FLAGS))
+def test_a_replay_table_behind_a_state_mapped_flag_gets_at_most_p1_and_p2(task):
+    # The whole scoring: the table's actions only stutter in the spec's own behaviour (the flag
+    # stays FALSE), so P2 counts none of them and the gate stops P3 and P4.
+    contract, windows, spec = _replay(task)
+    adapter = parse_adapter("state:\n  cheat: 'TRUE'\n", contract)
+    report = score_spec(spec, contract, windows, adapter=adapter)
+    assert report.overall is not None and report.overall <= 0.30
+    assert report.outcomes["runtime"].score == 0
 
 
 def test_the_same_flag_is_credited_where_the_spec_itself_sets_it():
