@@ -75,30 +75,3 @@ def _record(state: dict) -> str:
     if not state:
         return "<<>>"
     return "[" + ", ".join(f"{v} |-> {to_tla(value)}" for v, value in sorted(state.items())) + "]"
-
-
-def hidden_replay_spec(spec: str, windows: list[dict], action: str, unobserved: str = "") -> str:
-    """`spec` with `Replay_<action>(t)`: a table of the public windows of `action`, moving the
-    observed state from a window's pre-state to its post-state, written into Next behind a guard
-    no state meets (`FALSE /\\ ...`), so that an adapter may name it (it is "reached from Next")
-    though the spec never takes it. `unobserved`: a conjunct for the spec variables the
-    windows do not show."""
-    rows = [
-        f"[actor |-> {to_tla(w['actor'])}, pre |-> {_record(w['pre_state'])}, "
-        f"post |-> {_record(w['post_state'])}]"
-        for w in windows
-        if w["action"] == action
-    ]
-    variables = sorted({v for w in windows for v in (*w["pre_state"], *w["post_state"])})
-    name = f"Replay_{action}"
-    table = [
-        f"{name}T == <<" + ",\n  ".join(rows) + ">>",
-        f"{name}(t) == \\E k \\in DOMAIN {name}T :",
-        f"  /\\ {name}T[k].actor = t",
-        *(f"  /\\ {v} = {name}T[k].pre.{v}" for v in variables),
-        *(f"  /\\ {v}' = {name}T[k].post.{v}" for v in variables),
-        *([f"  /\\ {unobserved}"] if unobserved else []),
-    ]
-    head, next_line = spec.split("\nNext ==", 1)
-    first, rest = next_line.split("\n", 1)
-    return "\n".join([head, *table, f"Next =={first} \\/ (FALSE /\\ {name}(t))", rest])
