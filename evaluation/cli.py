@@ -39,7 +39,7 @@ from evaluation.inputs.contracts import (
     load_contract,
     parse_adapter,
 )
-from evaluation.results import PhaseOutcome
+from evaluation.results import InfrastructureFailure, PhaseOutcome
 from evaluation.textreport import render
 from evaluation.windows import WindowFormatError, cut_windows
 from evaluation.windows.ndjson import read_objects
@@ -49,6 +49,7 @@ PHASES = pipeline.PHASES
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 3
+EXIT_INFRASTRUCTURE = 4  # the machine ended a check (results.InfrastructureFailure): retry
 PROGRESS_EVENT = "phase"
 
 
@@ -209,6 +210,9 @@ def main(argv: list[str] | None = None) -> int:
     except pipeline.PhaseCrashed as exc:
         sys.stderr.write(f"error: {exc}\n")
         return EXIT_INTERNAL
+    except InfrastructureFailure as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return EXIT_INFRASTRUCTURE
     if args.json:
         sys.stdout.write(json.dumps(result, indent=2, default=str) + "\n")
     else:

@@ -32,7 +32,7 @@ from evaluation.inputs.adapter_check import spec_problems
 from evaluation.inputs.contracts import Adapter, Contract, adapter_with_cfg
 from evaluation.inputs.tlc_cfg import CfgError, parse_cfg
 from evaluation.phases import conformance, credit, invariants, runtime, syntax
-from evaluation.results import PhaseName, PhaseOutcome
+from evaluation.results import InfrastructureFailure, PhaseName, PhaseOutcome
 from evaluation.scoring import NOT_APPLICABLE, PHASE_WEIGHTS, PHASES, TIMEOUT
 from evaluation.tla import sandbox, tools, unicode
 from evaluation.tla.parsed import ParsedSpec, parse_spec
@@ -178,6 +178,8 @@ def score_spec(
         started = time.monotonic()
         try:
             outcome = compute()
+        except InfrastructureFailure:
+            raise  # the machine's, not the spec's: no outcome of this scoring may stand on it
         except Exception as exc:  # noqa: BLE001 - no phase may abort the run
             outcome = crashed_outcome(phase, exc)
         if not outcome.duration_seconds:

@@ -28,6 +28,13 @@ WindowVerdict = Literal["pass", "fail", "undecided", "error"]
 InvariantVerdict = Literal["holds", "violated", "timeout", "error"]
 
 
+class InfrastructureFailure(RuntimeError):
+    """The machine, not the spec, ended a check: a tool process killed by a signal the sandbox
+    did not send (the kernel's out-of-memory killer, an operator), a sandbox that could not be
+    set up. It is never a verdict: it leaves the scoring (`pipeline.score_spec` does not catch
+    it), and the job retries the attempt or says the run could not be scored."""
+
+
 @dataclass
 class ActionOutcome:
     """One action's line on a phase scorecard (P2 fire counts, P3 window pass counts)."""

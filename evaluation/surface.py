@@ -61,7 +61,7 @@ from evaluation.phases.invariants import NOT_MODELLED
 
 # Scoring a spec in-process: gating, the composite, the fingerprint.
 from evaluation.pipeline import SCORER_VERSION, PhaseCrashed, ScoreReport, score_spec
-from evaluation.results import PhaseOutcome
+from evaluation.results import InfrastructureFailure, PhaseOutcome
 
 # The official phases, weights and cell rule (the board, the models and the scorer share them).
 from evaluation.scoring import (
@@ -112,6 +112,7 @@ __all__ = [
     "ContractError",
     "CounterexampleState",
     "CutResult",
+    "InfrastructureFailure",
     "InputError",
     "InvariantDetails",
     "ModelValue",

@@ -37,10 +37,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evaluation.cli import EXIT_BAD_INPUT, EXIT_INTERNAL, PROGRESS_EVENT, write_windows
+from evaluation.cli import (
+    EXIT_BAD_INPUT,
+    EXIT_INFRASTRUCTURE,
+    EXIT_INTERNAL,
+    PROGRESS_EVENT,
+    write_windows,
+)
 from evaluation.inputs.contracts import Contract
 from evaluation.pipeline import ScoreReport
-from evaluation.results import PhaseOutcome
+from evaluation.results import InfrastructureFailure, PhaseOutcome
 from evaluation.scoring import PHASES
 from evaluation.windows.window import Window
 
@@ -346,6 +352,8 @@ def read_report(result: ContainerResult) -> ScoreReport:
         raise ContainerError("the scoring container ran out of memory and was stopped")
     if result.exit_code == EXIT_BAD_INPUT:
         raise ContainerError(_last_error(said) or "the scorer refused the inputs")
+    if result.exit_code == EXIT_INFRASTRUCTURE:
+        raise InfrastructureFailure(_last_error(said) or "a tool of the scorer did not finish")
     if result.exit_code == EXIT_INTERNAL:
         raise ContainerError(f"{_last_error(said)}. This is a scorer problem, not your spec.")
     if result.exit_code != 0:

@@ -35,6 +35,7 @@ from evaluation.surface import (
     Adapter,
     Contract,
     ContractError,
+    InfrastructureFailure,
     PhaseCrashed,
     PhaseOutcome,
     Window,
@@ -49,7 +50,7 @@ from leaderboard.models import (
     Run,
     WindowResult,
 )
-from leaderboard.scoring import processes
+from leaderboard.scoring import processes, queueing
 from leaderboard.scoring.backends import ScorerUnavailable, score_run
 from leaderboard.tasks.importing import canonical_windows, current_corpus
 
@@ -110,6 +111,8 @@ def _score(run: Run) -> str:
         return _fail(run, str(exc))
     except AttemptLost:
         raise
+    except InfrastructureFailure as exc:
+        return _retry_or_give_up(run, exc)
     except PhaseCrashed as exc:
         log.exception("run %s: %s", run.pk, exc)
         return _fail(run, f"{exc}. This is a scorer problem, not your spec; it will be looked at.")
@@ -143,6 +146,27 @@ def _fail(run: Run, reason: str) -> str:
     append_log(run, f"failed: {reason}")
     log.info("run %s: failed: %s", run.pk, reason)
     return Run.Status.FAILED
+
+
+def _retry_or_give_up(run: Run, failure: InfrastructureFailure) -> str:
+    """The machine ended a check (a JVM killed from outside, a sandbox that could not be set
+    up): that is never the spec's score. The run is queued again while attempts remain
+    (SCORING_MAX_ATTEMPTS, shared with the reaper's), then ends FAILED, saying it could not be
+    scored: a failed run has no overall and is on no board."""
+    log.warning("run %s: attempt %s: %s", run.pk, run.attempts, failure)
+    if run.attempts < settings.SCORING_MAX_ATTEMPTS:
+        if not run.requeue():
+            raise AttemptLost(run.pk, run.attempts)
+        append_log(run, f"attempt {run.attempts}: {failure}; not the spec's result, re-queued")
+        run.refresh_from_db()
+        queueing.enqueue_run(run)
+        return Run.Status.QUEUED
+    return _fail(
+        run,
+        f"could not be scored: {failure} (attempt {run.attempts} of "
+        f"{settings.SCORING_MAX_ATTEMPTS}). This is the machine's failure, not your spec's: "
+        "nothing was scored. Resubmit later, or contact the maintainers if it persists.",
+    )
 
 
 def _worker_label() -> str:

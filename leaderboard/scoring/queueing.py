@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from importlib import import_module
 
 import django_rq
 from django.conf import settings
@@ -20,7 +21,6 @@ from redis import Redis
 from redis.exceptions import RedisError
 
 from leaderboard.models import Run
-from leaderboard.scoring.jobs import evaluate_run
 
 QUEUE_NAME = "evaluation"
 # rq imports the job by this path in the worker process.
@@ -73,8 +73,10 @@ def _dispatch(run_id: int, attempt: int) -> None:
 
 
 def _run_inline(run_id: int) -> None:
+    # By the dotted path rq uses, so the job can queue a run again (jobs imports this module).
+    module, name = JOB_PATH.rsplit(".", 1)
     try:
-        evaluate_run(run_id)
+        getattr(import_module(module), name)(run_id)
     finally:
         # A thread's own connection is never closed by the request cycle.
         connection.close()

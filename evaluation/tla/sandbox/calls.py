@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from evaluation.results import InfrastructureFailure
 from evaluation.tla import messages as msg
 from evaluation.tla.codes import EC
 from evaluation.tla.parsed import ParsedSpec
@@ -34,7 +35,8 @@ def run_sany(
     limits = limits or Limits()
     files = [f"{validate_module_name(r)}.tla" for r in (roots or [root])]
     raw = _call(modules, root, limits, None, files, "tla2sany.SANY")
-    status, note = common_status(raw) or sany_status(raw)
+    status, note = common_status(raw, limits) or sany_status(raw)
+    _raise_if_crashed("SANY", status, note)
     banner = re.search(r"SANY2 Version[^\n]*", raw.output[:2000])
     return ToolRun(
         "sany",
@@ -87,7 +89,10 @@ def run_tlc(
     fixed = ["-tool", "-workers", "1", "-metadir", METADIR, "-config", f"{root}.cfg"]
     raw = _call(modules, root, limits, cfg or "", fixed + extra_args + [f"{root}.tla"], "tlc2.TLC")
     parsed = msg.parse_messages(raw.output)
-    status, note = common_status(raw) or tlc_status(raw, parsed, "-simulate" in extra_args, limits)
+    status, note = common_status(raw, limits) or tlc_status(
+        raw, parsed, "-simulate" in extra_args, limits
+    )
+    _raise_if_crashed("TLC", status, note)
     version = msg.first(parsed, EC.TLC_VERSION)
     return ToolRun(
         "tlc",
@@ -116,6 +121,12 @@ def deterministic_args(extra_args: list[str], seed: int | None = None) -> list[s
     if "-seed" not in args:
         args += ["-seed", str(DEFAULT_SEED if seed is None else int(seed))]
     return args
+
+
+def _raise_if_crashed(tool: str, status: str, note: str) -> None:
+    """A run the machine ended is no result of the spec's: it leaves the scoring."""
+    if status == "crashed":
+        raise InfrastructureFailure(f"{tool} did not finish: {note}")
 
 
 def _call(

@@ -30,14 +30,25 @@ DISK_FULL = "No space left on device"
 QUEUE_DONE = re.compile(r"\b0 states left on queue")
 
 
-def common_status(raw: RawRun) -> tuple[ToolStatus, str] | None:
-    """The status when the run was cut short or never ran the tool; None when the tool ended."""
+def common_status(raw: RawRun, limits: Limits) -> tuple[ToolStatus, str] | None:
+    """The status when the run was cut short or never ran the tool; None when the tool ended.
+    `crashed` is the machine's doing, never the spec's (`calls.py` raises it)."""
     if raw.killed_for == "wall":
         return "timeout", "wall-clock limit reached; the tool was killed"
     if raw.killed_for == "scratch":
         return "error", "scratch space cap exceeded; the tool was killed"
-    if raw.exit_code in (-signal.SIGXCPU, -signal.SIGKILL, 128 + signal.SIGXCPU, 137):
+    if raw.exit_code in (-signal.SIGXCPU, 128 + signal.SIGXCPU):
         return "timeout", "CPU-time limit reached; the tool was killed"
+    if raw.exit_code in (-signal.SIGKILL, 128 + signal.SIGKILL):
+        # The kernel sends SIGKILL at RLIMIT_CPU's hard limit (the launcher sets it 2 s past the
+        # soft one, whose SIGXCPU the JVM may survive); any other SIGKILL came from outside.
+        if raw.cpu_seconds is None or raw.cpu_seconds >= limits.cpu_seconds:
+            return "timeout", "CPU-time limit reached; the tool was killed"
+        return "crashed", (
+            f"the tool was killed by a signal the sandbox did not send (SIGKILL after "
+            f"{raw.cpu_seconds:.1f} of its {limits.cpu_seconds} CPU seconds: the kernel's "
+            "out-of-memory killer, or an operator)"
+        )
     if raw.exit_code == SETUP_FAILED and "sandbox setup failed" in raw.output:
         return "crashed", "sandbox setup failed"
     if raw.exit_code is None or raw.exit_code < 0:
