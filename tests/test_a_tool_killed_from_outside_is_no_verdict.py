@@ -16,6 +16,7 @@ from evaluation.pipeline import score_spec
 from evaluation.results import InfrastructureFailure
 from evaluation.tla.sandbox import Limits, run_tlc
 from leaderboard.models import Run
+from leaderboard.scoring import backends
 from leaderboard.scoring.jobs import evaluate_run
 from tests.conformance_support import spin, spin_spec, spin_windows
 from tests.test_job_lifecycle import queued_run, spin_task
@@ -45,17 +46,27 @@ def _java_children() -> list[int]:
 
 
 class Killer(threading.Thread):
-    """Once `armed` is set, SIGKILLs the first JVM this process starts (or is running)."""
+    """Once `armed` is set, SIGKILLs the first JVM this process starts (or is running). Used as
+    a context manager: it stops with the test, so it can never kill a later test's JVM."""
 
     def __init__(self) -> None:
         super().__init__(daemon=True)
         self.armed = threading.Event()
+        self.done = threading.Event()
         self.killed: list[int] = []
-        self.stop = False
+
+    def __enter__(self) -> "Killer":
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.done.set()
+        self.armed.set()
+        self.join(timeout=5)
 
     def run(self) -> None:
         self.armed.wait()
-        while not self.stop and not self.killed:
+        while not self.killed and not self.done.is_set():
             for pid in _java_children():
                 time.sleep(0.2)  # let it start working: a kill mid-check, not at exec
                 try:
@@ -68,11 +79,10 @@ class Killer(threading.Thread):
 
 
 def test_a_jvm_killed_from_outside_raises_instead_of_timing_out():
-    killer = Killer()
-    killer.start()
-    killer.armed.set()
-    with pytest.raises(InfrastructureFailure, match="a signal the sandbox did not send"):
-        run_tlc({"Busy": BUSY}, "Busy", "INIT Init\nNEXT Next\n", [], Limits(wall_seconds=60))
+    with Killer() as killer:
+        killer.armed.set()
+        with pytest.raises(InfrastructureFailure, match="a signal the sandbox did not send"):
+            run_tlc({"Busy": BUSY}, "Busy", "INIT Init\nNEXT Next\n", [], Limits(wall_seconds=60))
     assert killer.killed
 
 
@@ -93,9 +103,7 @@ def _kill_during_conformance(killer: Killer):
 
 def test_a_kill_during_p3_stops_the_scoring_instead_of_scoring_p3_zero():
     # The reference scores 1.0; before, the kill made P3 a "timeout" and the overall 0.650.
-    killer = Killer()
-    killer.start()
-    with pytest.raises(InfrastructureFailure):
+    with Killer() as killer, pytest.raises(InfrastructureFailure):
         score_spec(spin_spec(), spin(), spin_windows(), on_phase=_kill_during_conformance(killer))
     assert killer.killed
 
@@ -104,17 +112,14 @@ def test_a_kill_during_p3_stops_the_scoring_instead_of_scoring_p3_zero():
 def test_the_job_queues_the_run_again_and_the_next_attempt_scores_it(monkeypatch):
     task = spin_task()
     run = queued_run(task)
-    killer = Killer()
-    killer.start()
-    from leaderboard.scoring import backends
-
     real = backends.surface.score_spec
+    with Killer() as killer:
 
-    def killed_in_p3(*args, **kwargs):
-        return real(*args, **{**kwargs, "on_phase": _chain(kwargs["on_phase"], killer)})
+        def killed_in_p3(*args, **kwargs):
+            return real(*args, **{**kwargs, "on_phase": _chain(kwargs["on_phase"], killer)})
 
-    monkeypatch.setattr(backends.surface, "score_spec", killed_in_p3)
-    assert evaluate_run(run.pk) == Run.Status.QUEUED
+        monkeypatch.setattr(backends.surface, "score_spec", killed_in_p3)
+        assert evaluate_run(run.pk) == Run.Status.QUEUED
     run.refresh_from_db()
     assert (run.status, run.attempts, run.overall) == (Run.Status.QUEUED, 1, None)
     assert "not the spec's result, re-queued" in run.log
@@ -128,7 +133,6 @@ def test_the_job_queues_the_run_again_and_the_next_attempt_scores_it(monkeypatch
 def test_after_the_last_attempt_the_run_could_not_be_scored(monkeypatch, settings):
     task = spin_task()
     run = queued_run(task, attempts=settings.SCORING_MAX_ATTEMPTS - 1)
-    from leaderboard.scoring import backends
 
     def machine_fails(*args, **kwargs):
         raise InfrastructureFailure("TLC did not finish: killed from outside")

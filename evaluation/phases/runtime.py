@@ -113,11 +113,10 @@ def check_runtime(
     # The probe explores nothing: its coverage report is TLC's decomposition of Next, which
     # says where each action is in the spec so that its steps can be watched.
     probe = runs.run(spec_text, None, PROBE_BOUND)
-    if probe.status in ("timeout", "crashed"):
+    if probe.status == "timeout":
         details["tlc_version"], details["runs"], details["flags"] = probe.version, 1, probe.flags
         details["error"] = probe.note
-        status: PhaseStatus = "timeout" if probe.status == "timeout" else "error"
-        return _outcome(status, 0.0, details, [], started)
+        return _outcome("timeout", 0.0, details, [], started)
     universe = _coverage(probe.messages, module)
     # No decomposition: TLC stopped before exploring (a parse error, Init, an ASSUME); the
     # real run stops at the same point and says why.
@@ -138,10 +137,10 @@ def check_runtime(
         )
         coverage = _coverage(run.messages, module)
         universe = universe if universe is not None else coverage
-        if run.status in ("timeout", "crashed"):
+        if run.status == "timeout":
             details["error"] = run.note
-            status = "timeout" if run.status == "timeout" else "error"
-            return _outcome(status, 0.0, details, _actions(universe or [], {}, failed), started)
+            unscored = _actions(universe or [], {}, failed)
+            return _outcome("timeout", 0.0, details, unscored, started)
         if (
             tags is not None
             and run.exit_code == EC.ExitStatus.FAILURE_SPEC_EVAL

@@ -74,7 +74,7 @@ def _check(
     if not problems:
         whole = sandbox.run_sany({module: spec_text}, module, limits)
         details["sany_version"] = whole.version
-        if whole.status in ("timeout", "crashed"):
+        if whole.status == "timeout":
             return _ended(whole, details, started)
         if whole.status != "ok":
             problems.append(_error_text(whole.output) or whole.note)
@@ -214,10 +214,10 @@ def _isolation_verdicts(
     verdicts: dict[int, _Verdict] = {}
     while pending:
         run = sandbox.run_sany(modules, pending[0], limits, roots=pending)
-        if run.status in ("timeout", "crashed"):
+        if run.status == "timeout":
             for n in pending:
-                verdicts[names[n]] = _Verdict(False, f"not checked: SANY {run.status}")
-            return verdicts, run.status == "timeout"
+                verdicts[names[n]] = _Verdict(False, "not checked: SANY timeout")
+            return verdicts, True
         seen = _segment_verdicts(run.output)
         for n in pending:
             if n in seen:

@@ -155,11 +155,9 @@ def _retry_or_give_up(run: Run, failure: InfrastructureFailure) -> str:
     scored: a failed run has no overall and is on no board."""
     log.warning("run %s: attempt %s: %s", run.pk, run.attempts, failure)
     if run.attempts < settings.SCORING_MAX_ATTEMPTS:
-        if not run.requeue():
+        why = f"attempt {run.attempts}: {failure}; not the spec's result, re-queued"
+        if not requeue_attempt(run, why):
             raise AttemptLost(run.pk, run.attempts)
-        append_log(run, f"attempt {run.attempts}: {failure}; not the spec's result, re-queued")
-        run.refresh_from_db()
-        queueing.enqueue_run(run)
         return Run.Status.QUEUED
     return _fail(
         run,
@@ -167,6 +165,17 @@ def _retry_or_give_up(run: Run, failure: InfrastructureFailure) -> str:
         f"{settings.SCORING_MAX_ATTEMPTS}). This is the machine's failure, not your spec's: "
         "nothing was scored. Resubmit later, or contact the maintainers if it persists.",
     )
+
+
+def requeue_attempt(run: Run, why: str) -> bool:
+    """RUNNING -> QUEUED for this attempt (`Run.requeue`), said on the run's log, and queued
+    again; False when the attempt no longer owns the run."""
+    if not run.requeue():
+        return False
+    append_log(run, why)
+    run.refresh_from_db()
+    queueing.enqueue_run(run)
+    return True
 
 
 def _worker_label() -> str:

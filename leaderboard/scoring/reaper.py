@@ -20,7 +20,7 @@ from rq.worker import Worker
 from evaluation.surface import pid_alive
 from leaderboard.models import Run
 from leaderboard.scoring import processes, queueing
-from leaderboard.scoring.jobs import append_log
+from leaderboard.scoring.jobs import append_log, requeue_attempt
 
 # A worker that has not sent a heartbeat for this long is dead (rq's default worker TTL is 420 s).
 HEARTBEAT_GRACE_SECONDS = 600
@@ -46,10 +46,7 @@ def reap_stale_runs(now: datetime | None = None) -> dict[str, list[int]]:
             continue
         _stop_attempt(run, job)
         if run.attempts < settings.SCORING_MAX_ATTEMPTS:
-            if run.requeue():
-                append_log(run, f"the worker of attempt {run.attempts} died; re-queued")
-                run.refresh_from_db()
-                queueing.enqueue_run(run)
+            if requeue_attempt(run, f"the worker of attempt {run.attempts} died; re-queued"):
                 outcome["requeued"].append(run.pk)
         elif run.fail(
             f"the scoring worker stopped without finishing {run.attempts} time(s) "

@@ -26,7 +26,7 @@ Each window reports how many pre-states it was checked from (`pre_state_candidat
 from __future__ import annotations
 
 import itertools
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from evaluation.details import StateMappingRefusal
 from evaluation.inputs.contracts import Contract
@@ -85,11 +85,19 @@ def choose(
         seen.failing.update(again.failing)
     guided = _guided(plan, spec, contract, budget, cases, results, actions, decided_by)
     if guided is not None:
-        seen.failing.update(guided.failing)
+        seen.failing.update(guided.exploration.failing)
     decided = {ci: r for ci, r in results.items() if not _built_or_gap(plan, cases[ci], contract)}
     rule = explored(plan, cases, contract, seen, decided)
     description = _description(plan, cases, rule, decided, seen, bounds[0], guided)
     return rule, description, refusals, decided
+
+
+@dataclass
+class Guided:
+    """What the guided exploration added: its run, and how many cases it found states for."""
+
+    exploration: Exploration
+    decided: int
 
 
 def _guided(
@@ -101,7 +109,7 @@ def _guided(
     results: dict[int, CaseResult],
     actions: list[str],
     decided_by: list[str],
-) -> Exploration | None:
+) -> Guided | None:
     """The guided exploration, for the explored cases no state of the first exploration shows:
     again from Init, deeper, but expanding only states whose projection shows, variable by
     variable, values the corpus shows (gen.corpus_guide). Every state it finds is reachable
@@ -110,8 +118,8 @@ def _guided(
     search over every request a client may make never gets to. Updates `results` in place
     for the cases it finds states for; None when no case needed it."""
     unseen = [ci for ci, r in results.items() if r.freedom == 0 and r.verdict != "error"]
-    guide = gen.corpus_guide(plan, cases)
-    if not unseen or not guide:
+    guide = gen.corpus_guide(plan, cases) if unseen else {}
+    if not guide:
         return None
     bounds = (
         int(contract.budget("conformance", "guided_depth")),
@@ -125,8 +133,7 @@ def _guided(
     for ci, result in found.items():
         if result.freedom or result.verdict == "error":
             results[ci] = result
-    seen.results = {ci: r for ci, r in found.items() if r.freedom}
-    return seen
+    return Guided(seen, sum(1 for r in found.values() if r.freedom))
 
 
 def _unbuilt(plan: gen.Plan, cases: list[Case], contract: Contract, done: set[int]) -> list[int]:
@@ -206,7 +213,7 @@ def _description(
     decided: dict[int, CaseResult],
     seen: Exploration | None,
     depth: int,
-    guided: Exploration | None = None,
+    guided: Guided | None = None,
 ) -> str:
     if rule.kind == "pinned":
         return (
@@ -226,9 +233,9 @@ def _description(
         )
     if guided is not None:
         parts.append(
-            f"{len(guided.results)} of them from the guided exploration (states reachable from "
-            f"Init, expanding only those that show values the traces show; {guided.reached} "
-            "found)"
+            f"{guided.decided} of them from the guided exploration (states reachable from "
+            f"Init, expanding only those that show values the traces show; "
+            f"{guided.exploration.reached} found)"
         )
     if gaps:
         parts.append(

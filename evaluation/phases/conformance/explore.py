@@ -236,10 +236,12 @@ def exploration_module(
 ) -> str:
     depth, cap = bounds
     names = ", ".join(plan.spec_variables)
+    off, guide = gen.n(plan, "off"), gen.n(plan, "Guide")
     lines = [
         f"---- MODULE {gen.module_name(plan)} ----",
         # Naturals for the bounds' `<`, as in P2's wrapper (a spec P2 runs runs here).
         f"EXTENDS {plan.spec_module}, TLC, Naturals",
+        *([f"VARIABLE {off}"] if plan.guide else []),
         *gen.prelude(plan),
         *gen._projection(plan),
         *gen.guide_definition(plan),
@@ -276,8 +278,6 @@ def exploration_module(
         # A guided exploration counts, in a variable of its own, the steps since its path last
         # showed only corpus values, and does not expand a state past `guide_slack` of them
         # (the checks above still run on it: it is a state of the spec all the same).
-        off, guide = gen.n(plan, "off"), gen.n(plan, "Guide")
-        lines.insert(2, f"VARIABLE {off}")
         init = f"{plan.init} /\\ {off} = IF {guide} THEN 0 ELSE 1"
         guided = [
             f"  /\\ {off} < {plan.guide_slack + 1}",

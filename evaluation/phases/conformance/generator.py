@@ -193,20 +193,25 @@ def corpus_guide(plan: Plan, cases: list[Case]) -> dict[str, list[str]]:
         if case.kind != "real":
             continue
         for state in (case.pre, case.post):
-            for var, value in state.items():
-                if var in plan.views:
-                    if any(v not in state for v in plan.view_reads(var)):
-                        partial.add(var)
-                        continue
-                    given = {v: to_tla(state[v]) for v in plan.view_reads(var)}
-                    text = plan.viewed(var, given)
-                elif is_full(value, plan.vocab[var]):
-                    text = to_tla(value)
-                else:
+            for var in state:
+                text = whole_value(plan, state, var)
+                if text is None:
                     partial.add(var)
-                    continue
-                values.setdefault(var, {})[text] = None
+                else:
+                    values.setdefault(var, {})[text] = None
     return {v: list(texts) for v, texts in values.items() if v not in partial}
+
+
+def whole_value(plan: Plan, state: State, var: str) -> str | None:
+    """The TLA+ text a window state gives for `var` as a whole (through its view), or None
+    when the state gives only part of it."""
+    if var in plan.views:
+        if any(v not in state for v in plan.view_reads(var)):
+            return None
+        return plan.viewed(var, {v: to_tla(state[v]) for v in plan.view_reads(var)})
+    if is_full(state[var], plan.vocab[var]):
+        return to_tla(state[var])
+    return None
 
 
 def guide_definition(plan: Plan) -> list[str]:
@@ -227,13 +232,11 @@ def _constraints(plan: Plan, state: State, skip: set[str]) -> str:
         if var in skip:
             continue
         i = plan.observed.index(var) + 1
-        value = state[var]
-        if var in plan.views:
-            given = {v: to_tla(state[v]) for v in plan.view_reads(var)}
-            items.append(f"<<{i}, FALSE, 0, {plan.viewed(var, given)}>>")
-        elif is_full(value, plan.vocab[var]):
-            items.append(f"<<{i}, FALSE, 0, {to_tla(value)}>>")
+        whole = whole_value(plan, state, var)
+        if whole is not None:
+            items.append(f"<<{i}, FALSE, 0, {whole}>>")
         else:
+            value = state[var]
             items.extend(f"<<{i}, TRUE, {to_tla(k)}, {to_tla(value[k])}>>" for k in sorted(value))
     return "<<" + ", ".join(items) + ">>"
 
