@@ -140,6 +140,20 @@ def _closest_successor(detail: Mapping[str, Any]) -> dict[str, Any] | None:
     return None
 
 
+def blocking_conjunct(window: WindowResult) -> dict[str, Any] | None:
+    """The first false conjunct TLC found at a not-enabled window's pre-state, its values
+    rendered (None when there is none)."""
+    found = _stored(window.detail).get("blocking_conjunct")
+    if not isinstance(found, dict) or "line" not in found:
+        return None
+    values = found.get("values") or {}
+    return {
+        "line": found["line"],
+        "text": found.get("text", ""),
+        "values": [(name, render_value(value)) for name, value in values.items()],
+    }
+
+
 def differing_variables(detail: WindowDetail | None) -> set[str]:
     """Schema variables where the spec and the trace disagree."""
     return {entry["variable"] for entry in diff_entries(detail)}
