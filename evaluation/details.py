@@ -367,6 +367,8 @@ class InvariantDetails(CommonDetails, total=False):
     reason: str  # n/a: the contract defines no checkable invariants
     # Schema variable -> the adapter's mapping that reads no spec variable.
     not_modelled: dict[str, str]
+    # Schema variables the spec does not have and no adapter maps (their invariants unchecked).
+    absent: list[str]
     holds: int
     total: int
     behaviour: str

@@ -295,6 +295,7 @@ def run_page(
         "invariants": invariant_table,
         "any_not_credited": any(row["not_credited"] for row in invariant_table),
         "not_modelled": not_modelled_variables(invariants),
+        "absent": absent_variables(invariants),
         "source": source_lines(run.spec_text, errors),
         "adapter": adapter,
         "custom_adapter": custom_adapter(run),
@@ -430,6 +431,13 @@ def not_modelled_variables(result: PhaseResult | None) -> list[tuple[str, str]]:
     details: InvariantDetails | None = result.details if result is not None else None
     found = _stored(details).get("not_modelled") or {}  # a list in older rows
     return sorted(found.items()) if isinstance(found, dict) else [(str(v), "") for v in found]
+
+
+def absent_variables(result: PhaseResult | None) -> list[str]:
+    """Schema variables the spec does not have and no adapter maps (P4 details)."""
+    details: InvariantDetails | None = result.details if result is not None else None
+    found = _stored(details).get("absent") or []
+    return [str(v) for v in found] if isinstance(found, list) else []
 
 
 def custom_adapter(run: Run) -> bool:

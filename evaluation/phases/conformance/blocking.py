@@ -28,14 +28,12 @@ from evaluation.phases.conformance.diagnose import _show, read_tagged
 from evaluation.phases.conformance.runner import Budget, run_module
 from evaluation.tla.parsed import ParsedSpec
 from evaluation.tla.reads import Reads
-from evaluation.tla.spectext import substitute
+from evaluation.tla.spectext import split_call, substitute
 from evaluation.tla.tlcvalue import to_json_like
 from evaluation.tla.treesitter import text_of, walk
 
 MAX_DEPTH = 4  # definitions followed into from the action (a guard behind more is not named)
 MAX_TEXT = 200  # characters of a guard's text shown
-
-_CALL = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\((.*)\))?\s*$", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -57,7 +55,7 @@ class Step:
 def guards(spec: ParsedSpec, mapping: str) -> list[Guard]:
     """The guards of the action an adapter mapping calls (`Op(args)` or `Op`), in evaluation
     order; none for a mapping of another shape (a quantifier, a disjunction)."""
-    call = _split_call(mapping)
+    call = split_call(mapping)
     if call is None:
         return []
     return _walk_action(spec, call)[0]
@@ -66,7 +64,7 @@ def guards(spec: ParsedSpec, mapping: str) -> list[Guard]:
 def setting_conjuncts(spec: ParsedSpec, mapping: str) -> list[Step]:
     """The conjuncts of the action that take part in its step, with the variables each may
     change (syntax only: where the conjunct that set a variable is written)."""
-    call = _split_call(mapping)
+    call = split_call(mapping)
     return _walk_action(spec, call)[1] if call is not None else []
 
 
@@ -96,52 +94,6 @@ def _walk_action(spec: ParsedSpec, call: tuple[str, list[str]]) -> tuple[list[Gu
     steps: list[Step] = []
     _collect(spec, reads, name, args, out, 0, set(), steps)
     return out, steps
-
-
-def _split_call(text: str) -> tuple[str, list[str]] | None:
-    match = _CALL.match(text)
-    if match is None or not _balanced(match.group(2) or ""):
-        return None  # `A(x) \/ B(x)` matches the pattern but is no single call
-    return match.group(1), _split_args(match.group(2) or "")
-
-
-def _balanced(text: str) -> bool:
-    depth, quoted = 0, False
-    for ch in text:
-        if ch == '"':
-            quoted = not quoted
-        elif not quoted and ch in "([{":
-            depth += 1
-        elif not quoted and ch in ")]}":
-            depth -= 1
-            if depth < 0:
-                return False
-    return depth == 0 and not quoted
-
-
-def _split_args(text: str) -> list[str]:
-    """Top-level comma-separated arguments (brackets, tuples and strings kept whole)."""
-    args, depth, start, quoted, i = [], 0, 0, False, 0
-    while i < len(text):
-        pair = text[i : i + 2]
-        if text[i] == '"':
-            quoted = not quoted
-        elif quoted:
-            pass
-        elif pair in ("<<", ">>"):
-            depth += 1 if pair == "<<" else -1
-            i += 1
-        elif text[i] in "([{":
-            depth += 1
-        elif text[i] in ")]}":
-            depth -= 1
-        elif text[i] == "," and depth == 0:
-            args.append(text[start:i].strip())
-            start = i + 1
-        i += 1
-    if text[start:].strip():
-        args.append(text[start:].strip())
-    return args
 
 
 def _collect(
