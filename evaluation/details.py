@@ -172,9 +172,27 @@ class Successor(TypedDict):
     differences: list[Difference]
 
 
+class BlockingConjunct(TypedDict):
+    """The first conjunct of an action that is false at a window's pre-state (blocking.py)."""
+
+    line: int  # in the spec as submitted
+    text: str
+    values: dict[str, Any]  # at the pre-state: the variables it reads, its parameters
+
+
+class SettingConjunct(TypedDict):
+    """Where the action's step sets a variable its post-state differs in (syntax only)."""
+
+    variable: str  # the schema variable
+    line: int
+    text: str
+
+
 class WindowDetail(TypedDict, total=False):
     pre_state_candidates: int | None  # pre-states the auxiliary-state rule gave the window
     closest: list[Successor]  # failing windows: the nearest successors
+    blocking_conjunct: BlockingConjunct  # not enabled: the first false conjunct, by TLC
+    setting_conjuncts: list[SettingConjunct]  # post-state differs: where the step sets it
     pre_differences: list[Difference]  # where the mappings of a built pre-state disagree
     hint: str  # undecided windows: what the adapter could add
     bound: str  # failing windows a pinned bound decided: which, and what lifts it
@@ -287,6 +305,8 @@ class FailingWindow(TypedDict):
     reason: str
     closest: list[Successor]
     hint: NotRequired[str]
+    blocking_conjunct: NotRequired[BlockingConjunct]
+    setting_conjuncts: NotRequired[list[SettingConjunct]]
 
 
 class ConformanceDetails(CommonDetails):
@@ -347,6 +367,8 @@ class InvariantDetails(CommonDetails, total=False):
     reason: str  # n/a: the contract defines no checkable invariants
     # Schema variable -> the adapter's mapping that reads no spec variable.
     not_modelled: dict[str, str]
+    # Schema variables the spec does not have and no adapter maps (their invariants unchecked).
+    absent: list[str]
     holds: int
     total: int
     behaviour: str

@@ -30,7 +30,12 @@ from evaluation.inputs import adapter_text
 from evaluation.inputs.contracts import Adapter, Contract
 from evaluation.phases.conformance.vocab import FuncSet, RecordSet, SeqOf, Vocab
 from evaluation.phases.invariants import build_modules
-from evaluation.phases.invariants.build import CONTRACT_EXTENDS, CheckModules
+from evaluation.phases.invariants.build import (
+    CONTRACT_EXTENDS,
+    CheckModules,
+    absent_variables,
+    without_absent,
+)
 from evaluation.phases.invariants.verdicts import completed_without_error
 from evaluation.tla.codes import EC
 from evaluation.tla.layout import spec_first
@@ -141,6 +146,8 @@ def measure(
     reach = Reach(region=f"within P2's bound ({depth} steps, {states} distinct states)")
     if not targets:
         return reach
+    # Targets over a variable the spec does not have belong to invariants P4 did not check.
+    contract = without_absent(contract, absent_variables(spec, contract, adapter))
     check = build_modules(spec, contract, adapter)
     nonce = secrets.token_hex(6)
     remaining = list(targets)

@@ -55,3 +55,54 @@ def substitute(expr: str, names: dict[str, str]) -> str:
         last = m.end()
     out.append(pattern.sub(lambda x: names[x.group(1)], expr[last:]))
     return "".join(out)
+
+
+_CALL = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\((.*)\))?\s*$", re.DOTALL)
+
+
+def split_call(text: str) -> tuple[str, list[str]] | None:
+    """(operator, its top-level argument texts) for an expression that is one call `Op(a, b)`
+    or a bare `Op`; None for any other shape."""
+    match = _CALL.match(text)
+    if match is None or not _balanced(match.group(2) or ""):
+        return None  # `A(x) \/ B(x)` matches the pattern but is no single call
+    return match.group(1), _split_args(match.group(2) or "")
+
+
+def _balanced(text: str) -> bool:
+    depth, quoted = 0, False
+    for ch in text:
+        if ch == '"':
+            quoted = not quoted
+        elif not quoted and ch in "([{":
+            depth += 1
+        elif not quoted and ch in ")]}":
+            depth -= 1
+            if depth < 0:
+                return False
+    return depth == 0 and not quoted
+
+
+def _split_args(text: str) -> list[str]:
+    """Top-level comma-separated arguments (brackets, tuples and strings kept whole)."""
+    args, depth, start, quoted, i = [], 0, 0, False, 0
+    while i < len(text):
+        pair = text[i : i + 2]
+        if text[i] == '"':
+            quoted = not quoted
+        elif quoted:
+            pass
+        elif pair in ("<<", ">>"):
+            depth += 1 if pair == "<<" else -1
+            i += 1
+        elif text[i] in "([{":
+            depth += 1
+        elif text[i] in ")]}":
+            depth -= 1
+        elif text[i] == "," and depth == 0:
+            args.append(text[start:i].strip())
+            start = i + 1
+        i += 1
+    if text[start:].strip():
+        args.append(text[start:].strip())
+    return args

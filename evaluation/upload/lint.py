@@ -8,6 +8,7 @@ the first problem, because a later check (SANY) would only repeat it in less rea
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 
 from evaluation.inputs.contracts import Adapter, Contract, identity_action
@@ -16,6 +17,7 @@ from evaluation.tla.messages import lines_in
 from evaluation.tla.sandbox.calls import run_sany
 from evaluation.tla.sandbox.limits import Limits
 from evaluation.tla.sandbox.precheck import precheck_spec
+from evaluation.tla.spectext import split_call
 from evaluation.tla.splitter import Listing, list_module
 from evaluation.upload import prescan
 
@@ -40,9 +42,10 @@ def first_problem(
         return problem
     listing = list_module(text)
     # The spec keeps its own module name (`1_mutex`): the scorer uses it in every phase.
-    module = listing.modules[0] if len(listing.modules) == 1 else contract.module
+    headers = listing.modules or written_headers(text)
+    module = headers[0] if len(headers) == 1 else contract.module
     return (
-        check_module(listing, contract.module)
+        check_module(listing, contract.module, text)
         or check_forbidden(listing)
         or check_extends(listing, contract.extends_allowed)
         or check_not_empty(listing)
@@ -95,13 +98,34 @@ def check_contract_names(listing: Listing, contract: Contract, adapter: Adapter 
         if adapter.actions.get(name) == identity_action(name, action) and name not in defined
     ]
     if not variables and not actions:
-        return ""
+        return check_action_arity(listing, contract, adapter)
     missing = [f"variable {v}" for v in variables] + [f"action {a}" for a in actions]
     return (
         f"The spec lacks the contract's {', '.join(missing)}. Use the contract's names, or map "
         "your own with an adapter; a starter adapter (replace each <...>):\n"
         + starter_adapter(contract, variables, actions)
     )
+
+
+def check_action_arity(listing: Listing, contract: Contract, adapter: Adapter) -> str:
+    """An action mapping that calls a definition of the spec must give it as many arguments as
+    it takes; otherwise every conformance run fails on it (SANY: "requires N arguments")."""
+    definitions = {d.name: d for d in listing.definitions}
+    for name in contract.actions:
+        mapping = adapter.actions.get(name, "")
+        call = split_call(mapping)
+        definition = definitions.get(call[0]) if call else None
+        if call is None or definition is None or definition.kind != "operator":
+            continue
+        if len(call[1]) != len(definition.params):
+            return (
+                f"Line {definition.start_line}: the operator {definition.name} requires "
+                f"{len(definition.params)} argument(s) ({', '.join(definition.params) or 'none'}), "
+                f"but the mapping of the contract's action {name} calls it with "
+                f"{len(call[1])}: `{mapping.strip()}`. Map {name} in an adapter "
+                f"(`actions: {name}: ...`) to a call with the spec's arguments."
+            )
+    return ""
 
 
 def starter_adapter(contract: Contract, variables: list[str], actions: list[str]) -> str:
@@ -120,8 +144,18 @@ def starter_adapter(contract: Contract, variables: list[str], actions: list[str]
     return "\n".join(lines)
 
 
-def check_module(listing: Listing, suggested: str) -> str:
+# A header as written, for a text tree-sitter could not make a module of (a parse error).
+_HEADER = re.compile(r"^\s*-{4,}\s*MODULE\s+([A-Za-z0-9_]+)\s*-{4,}", re.MULTILINE)
+
+
+def written_headers(text: str) -> list[str]:
+    return _HEADER.findall(text)
+
+
+def check_module(listing: Listing, suggested: str, text: str = "") -> str:
     names = listing.modules
+    if not names and len(written_headers(text)) == 1:
+        return ""  # the header is there and a parse error hid it: SANY names the error
     if not names:
         return f"No module header found: the spec must start with ---- MODULE {suggested} ----."
     if len(names) > 1:
@@ -169,6 +203,8 @@ def sany_summary(output: str) -> str:
     if encountered:
         # A parse error: SANY follows it with the grammar rules it was inside; only noise here.
         return encountered[0][:600]
+    if "Semantic errors:" in lines:
+        return _semantic_errors(lines[lines.index("Semantic errors:") + 1 :])[:600]
     keep = [
         line
         for line in lines
@@ -176,3 +212,19 @@ def sany_summary(output: str) -> str:
         and not line.startswith(("***", "Parsing", "Semantic processing", "Fatal errors"))
     ]
     return " ".join(dict.fromkeys(keep))[:600] or "parse failed (no message)."
+
+
+_LOCATION = re.compile(r"^line (\d+), col (\d+) to line \d+, col \d+ of module (\S+)$")
+
+
+def _semantic_errors(lines: list[str]) -> str:
+    """SANY's semantic errors as `line L, col C: message`, each location with the message
+    printed under it (SANY prints them on separate lines)."""
+    found: list[str] = []
+    for line in lines:
+        location = _LOCATION.match(line)
+        if location is not None:
+            found.append(f"line {location.group(1)}, col {location.group(2)}:")
+        elif found and not line.startswith("***") and found[-1].endswith(":"):
+            found[-1] += " " + line
+    return "; ".join(f for f in found if not f.endswith(":")) or "semantic errors (no message)."

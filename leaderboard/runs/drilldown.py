@@ -140,6 +140,20 @@ def _closest_successor(detail: Mapping[str, Any]) -> dict[str, Any] | None:
     return None
 
 
+def blocking_conjunct(window: WindowResult) -> dict[str, Any] | None:
+    """The first false conjunct TLC found at a not-enabled window's pre-state, its values
+    rendered (None when there is none)."""
+    found = _stored(window.detail).get("blocking_conjunct")
+    if not isinstance(found, dict) or "line" not in found:
+        return None
+    values = found.get("values") or {}
+    return {
+        "line": found["line"],
+        "text": found.get("text", ""),
+        "values": [(name, render_value(value)) for name, value in values.items()],
+    }
+
+
 def differing_variables(detail: WindowDetail | None) -> set[str]:
     """Schema variables where the spec and the trace disagree."""
     return {entry["variable"] for entry in diff_entries(detail)}
@@ -281,6 +295,7 @@ def run_page(
         "invariants": invariant_table,
         "any_not_credited": any(row["not_credited"] for row in invariant_table),
         "not_modelled": not_modelled_variables(invariants),
+        "absent": absent_variables(invariants),
         "source": source_lines(run.spec_text, errors),
         "adapter": adapter,
         "custom_adapter": custom_adapter(run),
@@ -416,6 +431,13 @@ def not_modelled_variables(result: PhaseResult | None) -> list[tuple[str, str]]:
     details: InvariantDetails | None = result.details if result is not None else None
     found = _stored(details).get("not_modelled") or {}  # a list in older rows
     return sorted(found.items()) if isinstance(found, dict) else [(str(v), "") for v in found]
+
+
+def absent_variables(result: PhaseResult | None) -> list[str]:
+    """Schema variables the spec does not have and no adapter maps (P4 details)."""
+    details: InvariantDetails | None = result.details if result is not None else None
+    found = _stored(details).get("absent") or []
+    return [str(v) for v in found] if isinstance(found, list) else []
 
 
 def custom_adapter(run: Run) -> bool:

@@ -64,7 +64,12 @@ def run_publish(request: AuthenticatedRequest, pk: int) -> HttpResponse:
 def window_detail(request: HttpRequest, pk: int, window_pk: int) -> HttpResponse:
     run = _run(request, pk)
     window = get_object_or_404(WindowResult, pk=window_pk, phase_result__run=run)
-    context = {"run": run, "window": window, "rows": drilldown.window_rows(window)}
+    context = {
+        "run": run,
+        "window": window,
+        "rows": drilldown.window_rows(window),
+        "blocking": drilldown.blocking_conjunct(window),
+    }
     # ?vs=<window pk>: the same window as another run of the task checked it (from compare).
     other = compare_detail.same_window(window, request.GET.get("vs", ""), request.user)
     if other is not None:

@@ -15,11 +15,13 @@ import secrets
 import time
 
 from evaluation.details import (
+    BlockingConjunct,
     ConformanceDetails,
     Difference,
     ErrorDetails,
     FailingWindow,
     PerActionRow,
+    SettingConjunct,
     StateMapping,
     StateMappingRefusal,
     Successor,
@@ -28,7 +30,7 @@ from evaluation.details import (
 from evaluation.inputs import adapter_text
 from evaluation.inputs.adapter_check import spec_problems
 from evaluation.inputs.contracts import Adapter, Contract
-from evaluation.phases.conformance import auxstate, bounds, diagnose, specificity
+from evaluation.phases.conformance import auxstate, blocking, bounds, diagnose, specificity
 from evaluation.phases.conformance import generator as gen
 from evaluation.phases.conformance.cases import (
     Case,
@@ -157,14 +159,23 @@ def _check(
     real, neg = results[: len(cases)], results[len(cases) :]
     failing = [i for i, r in enumerate(real) if r.verdict == "fail"]
     closest, pre_diffs = _diagnose(plan, spec, cases, failing, real, actions, aux, budget)
+    blocked = _blocking(plan, spec, cases, failing, real, closest, actions, aux, budget)
     window_outcomes = _windows(
-        windows, reasons, cases, real, closest, _undecidable(plan, cases, real, aux), pre_diffs
+        windows,
+        reasons,
+        cases,
+        real,
+        closest,
+        _undecidable(plan, cases, real, aux),
+        pre_diffs,
+        blocked,
     )
     limits = bounds.integer_bounds(contract, declared)
     notes = bounds.bound_notes(
         plan, spec, cases, _rerunnable(failing, real), actions, aux, budget, limits
     )
     _note_bounds(window_outcomes, cases, notes)
+    _note_setters(plan, spec, window_outcomes)
     action_outcomes, score, per_action = _actions(contract, window_outcomes, negatives, neg)
     passed = sum(1 for w in window_outcomes if w.verdict == "pass")
     details: ConformanceDetails = {
@@ -214,6 +225,10 @@ def _failing(window: WindowOutcome) -> FailingWindow:
     }
     if "hint" in window.detail:
         row["hint"] = window.detail["hint"]
+    if "blocking_conjunct" in window.detail:
+        row["blocking_conjunct"] = window.detail["blocking_conjunct"]
+    if "setting_conjuncts" in window.detail:
+        row["setting_conjuncts"] = window.detail["setting_conjuncts"]
     return row
 
 
@@ -313,6 +328,29 @@ def _diagnose(
     return closest, {i: pre[k] for k, i in enumerate(failing) if pre.get(k)}
 
 
+def _blocking(
+    plan: gen.Plan,
+    spec: ParsedSpec,
+    cases: list[Case],
+    failing: list[int],
+    results: list[CaseResult],
+    closest: dict[int, list[Successor]],
+    actions: list[str],
+    aux: gen.AuxRule,
+    budget: Budget,
+) -> dict[int, BlockingConjunct]:
+    """Failing case index -> the first false conjunct of its action at the pre-state it failed
+    from, for the cases whose action has no successor there at all."""
+    blocked = [i for i in failing if not closest.get(i) and results[i].freedom != 0]
+    if not blocked:
+        return {}
+    sub = aux.subset(blocked, {i: results[i].failing for i in blocked})
+    found = blocking.blocking_conjuncts(
+        plan, spec, [cases[i] for i in blocked], actions, sub, budget
+    )
+    return {blocked[k]: conjunct for k, conjunct in found.items()}
+
+
 def _undecidable(
     plan: gen.Plan, cases: list[Case], results: list[CaseResult], aux: gen.AuxRule
 ) -> dict[int, str]:
@@ -336,6 +374,7 @@ def _windows(
     closest: dict[int, list[Successor]],
     undecidable: dict[int, str],
     pre_diffs: dict[int, list[Difference]] | None = None,
+    blocked: dict[int, BlockingConjunct] | None = None,
 ) -> list[WindowOutcome]:
     by_window: dict[int, int] = {}
     for ci, case in enumerate(cases):
@@ -367,6 +406,10 @@ def _windows(
             elif r.verdict == "fail":
                 detail["closest"] = closest.get(ci, [])
                 reason = _fail_reason(r, detail["closest"], bool(cases[ci].pre))
+                conjunct = (blocked or {}).get(ci)
+                if conjunct is not None:
+                    detail["blocking_conjunct"] = conjunct
+                    reason += f": `{conjunct['text']}` (line {conjunct['line']}) is false there"
                 shown = (pre_diffs or {}).get(ci)
                 if r.freedom == 0 and shown:
                     detail["pre_differences"] = shown
@@ -397,6 +440,24 @@ def _note_bounds(
             if outcome.verdict == "fail":
                 outcome.reason = f"{outcome.reason}; {note}"
                 outcome.detail["bound"] = note
+
+
+def _note_setters(plan: gen.Plan, spec: ParsedSpec, window_outcomes: list[WindowOutcome]) -> None:
+    """Where each failing window's action sets the variables its closest successor differs in."""
+    memo: dict[tuple[str, tuple[str, ...]], list[SettingConjunct]] = {}
+    for outcome in window_outcomes:
+        closest = outcome.detail.get("closest") if outcome.verdict == "fail" else None
+        if not closest or outcome.action not in plan.adapter.actions:
+            continue
+        differing = tuple(dict.fromkeys(d["variable"] for d in closest[0]["differences"]))
+        key = (outcome.action, differing)
+        if key not in memo:
+            memo[key] = blocking.setters(plan, spec, outcome.action, list(differing))
+        found = memo[key]
+        if found:
+            outcome.detail["setting_conjuncts"] = found
+            where = "; ".join(f"{f['variable']} on line {f['line']} (`{f['text']}`)" for f in found)
+            outcome.reason += f"; the action sets {where}"
 
 
 def _fail_reason(result: CaseResult, closest: list[Successor], has_pre: bool = True) -> str:

@@ -74,6 +74,14 @@ class AuxRule:
         return self.gaps[k][0] if self.gaps else []
 
 
+@dataclass(frozen=True)
+class Probe:
+    """What blocking.py adds to a wrapper's Init: definitions, and one last conjunct of Init."""
+
+    definitions: list[str]
+    conjunct: str
+
+
 @dataclass
 class Plan:
     spec_module: str
@@ -253,8 +261,15 @@ def _tuple(items: list[str]) -> str:
 
 
 def build_module(
-    plan: Plan, cases: list[Case], actions: list[str], aux: AuxRule, diagnose: bool = False
+    plan: Plan,
+    cases: list[Case],
+    actions: list[str],
+    aux: AuxRule,
+    diagnose: bool = False,
+    probe: Probe | None = None,
 ) -> str:
+    """The wrapper over `cases`; with `probe`, only its Init, followed by the probe's
+    definitions and its conjunct (blocking.py), and a Next that takes no step."""
     w, d, j = n(plan, "w"), n(plan, "d"), n(plan, "j")
     lines = [
         f"---- MODULE {module_name(plan)} ----",
@@ -269,8 +284,14 @@ def build_module(
         lines.append(f"{n(plan, 'EPre')} == {_tuple([_viewed(plan, c.pre) for c in cases])}")
         flags = [str(built(plan, c)).upper() for c in cases]
         lines.append(f"{n(plan, 'Built')} == {_tuple(flags)}")
+    lines += probe.definitions if probe else []
     lines += _init(plan, cases, aux, diagnose)
-    lines += _next(plan, actions, diagnose)
+    if probe is None:
+        lines += _next(plan, actions, diagnose)
+    else:
+        # FALSE, but an action (TLC refuses a constant Next): Init's states are all it checks.
+        stays = f"UNCHANGED <<{w}, {d}, {j}>>"
+        lines += [f"  /\\ {probe.conjunct}", f"{n(plan, 'Next')} == FALSE /\\ {stays}"]
     lines.append("====")
     return "\n".join(lines) + "\n"
 

@@ -8,11 +8,13 @@ prefix is derived from the spec text and checked not to occur in it.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from evaluation.inputs import adapter_text
+from evaluation.inputs.adapter_check import identifiers
 from evaluation.inputs.contracts import Adapter, Contract
 from evaluation.phases.fairness import Fairness, spec_fairness
 from evaluation.phases.runtime import bound_definition
@@ -85,8 +87,46 @@ class CheckModules:
         return "\n".join(line for line in lines if line) + "\n"
 
 
+def absent_variables(spec: ParsedSpec, contract: Contract, adapter: Adapter) -> list[str]:
+    """Schema variables the spec does not have under the contract's name, which no adapter
+    maps to anything else: there is nothing to substitute for them."""
+    known = set(spec.variables) | set(spec.defined) | set(spec.constants)
+    return [
+        v for v in contract.schema if adapter.variables.get(v, v).strip() == v and v not in known
+    ]
+
+
+def reading_absent(contract: Contract, absent: list[str]) -> dict[str, list[str]]:
+    """Invariant -> the absent variables it reads, directly or through another invariant."""
+    if not absent:
+        return {}
+    reads = {
+        inv.name: set(identifiers(inv.definition.split("==", 1)[1])) for inv in contract.invariants
+    }
+    for _ in contract.invariants:  # close over invariants that use one another
+        for name in reads:
+            for other in reads[name] & set(reads):
+                reads[name] |= reads[other]
+    found = {name: sorted(names & set(absent)) for name, names in reads.items()}
+    return {name: missing for name, missing in found.items() if missing}
+
+
+def without_absent(contract: Contract, absent: list[str]) -> Contract:
+    """The contract without the absent variables and the invariants that read them: every other
+    invariant is checked whenever the variables it reads are there."""
+    if not absent:
+        return contract
+    unreadable = reading_absent(contract, absent)
+    return dataclasses.replace(
+        contract,
+        schema={v: s for v, s in contract.schema.items() if v not in absent},
+        invariants=tuple(i for i in contract.invariants if i.name not in unreadable),
+    )
+
+
 def build_modules(spec: str | ParsedSpec, contract: Contract, adapter: Adapter) -> CheckModules:
     parsed = spec_of(spec)
+    contract = without_absent(contract, absent_variables(parsed, contract, adapter))
     spec_text = parsed.text
     prefix = name_prefix(spec_text)
     contract_module = f"{prefix}Contract"

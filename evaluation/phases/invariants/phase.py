@@ -8,7 +8,13 @@ from evaluation.details import ExcludedInvariant, InvariantDetails
 from evaluation.inputs.adapter_check import identifiers, invented_variables
 from evaluation.inputs.contracts import Adapter, Contract
 from evaluation.phases.invariants.budget import Budget
-from evaluation.phases.invariants.build import build_modules, tlc_flags
+from evaluation.phases.invariants.build import (
+    absent_variables,
+    build_modules,
+    reading_absent,
+    tlc_flags,
+    without_absent,
+)
 from evaluation.phases.invariants.checking import check_all
 from evaluation.phases.invariants.levels import PROPERTY, check_modes
 from evaluation.results import InvariantOutcome, PhaseOutcome, PhaseStatus
@@ -16,6 +22,8 @@ from evaluation.tla.parsed import ParsedSpec, spec_of
 
 # How the reason of an invariant over invented state begins (the run page marks those rows).
 NOT_MODELLED = "not modelled by the spec"
+# ... and of one over a variable the spec does not have at all.
+ABSENT = "not checked"
 NO_FAIRNESS_NOTE = (
     "checked under Init /\\ [][Next]_vars without fairness (the spec's Spec declares no WF_/SF_)"
 )
@@ -38,7 +46,14 @@ def check_invariants(
         details["reason"] = "the task contract defines no checkable invariants"
         return PhaseOutcome("invariant", "n/a", None, details)
     parsed = spec_of(spec)
-    check = build_modules(parsed, contract, adapter)
+    absent = absent_variables(parsed, contract, adapter)
+    unreadable = {
+        name: _unchecked(contract, name, missing)
+        for name, missing in reading_absent(contract, absent).items()
+    }
+    full = contract
+    contract = without_absent(contract, absent)
+    check = build_modules(parsed, full, adapter)
     budget = Budget(
         joint_deadline=started + float(contract.budget("invariant", "wall_seconds")),
         per_invariant=float(contract.budget("invariant", "per_invariant_seconds")),
@@ -48,9 +63,13 @@ def check_invariants(
     )
     modes = check_modes(contract)
     live = _live_names(contract, modes)
-    verdicts = check_all(check, contract, modes, live, budget)
+    verdicts = check_all(check, contract, modes, live, budget) if contract.invariants else {}
+    verdicts.update(unreadable)
+    contract = full
     outcomes = [verdicts[inv.name] for inv in contract.invariants]
-    _not_modelled(outcomes, contract, adapter, parsed, details)
+    if absent:
+        details["absent"] = absent
+    _not_modelled(outcomes, contract, adapter, parsed, details, set(absent))
     note = "" if check.fairness.conjuncts else NO_FAIRNESS_NOTE if check.has_spec else NO_SPEC_NOTE
     for outcome in outcomes:
         if note and outcome.name in live:
@@ -89,10 +108,12 @@ def _not_modelled(
     adapter: Adapter,
     spec: ParsedSpec,
     details: InvariantDetails,
+    absent: set[str],
 ) -> None:
     """An invariant reading a schema variable the adapter maps to an expression over no spec
     variable cannot pass: that state is the adapter's invention, not the spec's."""
-    invented = invented_variables(adapter, spec, list(contract.schema))
+    schema = [v for v in contract.schema if v not in absent]
+    invented = invented_variables(adapter, spec, schema)
     if not invented:
         return
     details["not_modelled"] = invented
@@ -105,6 +126,19 @@ def _not_modelled(
                 f"{NOT_MODELLED}: the adapter maps {', '.join(used)} to an expression "
                 "that reads no spec variable, so this invariant cannot be credited"
             )
+
+
+def _unchecked(contract: Contract, name: str, missing: list[str]) -> InvariantOutcome:
+    kind = next(inv.kind for inv in contract.invariants if inv.name == name)
+    names = ", ".join(missing)
+    return InvariantOutcome(
+        name,
+        kind,
+        "error",
+        f"{ABSENT}: it reads {names}, which the spec neither declares nor defines, and no "
+        f"adapter maps it; declare {names} in the spec or map it in an adapter "
+        f"(`variables: {missing[0]}: <an expression over your variables>`)",
+    )
 
 
 def _live_names(contract: Contract, modes: dict[str, str]) -> set[str]:
