@@ -14,12 +14,12 @@ from leaderboard.models import Run, Task
 
 
 def tokens_text(count: int | None) -> str:
-    """1234567 -> "1.2 M"; 45100 -> "45.1 k"; 950 -> "950"."""
+    """1234567 -> "1.2 M"; 45100 -> "45.1 k"; 134000 -> "134 k"; 950 -> "950"."""
     if count is None:
         return ""
     for size, unit in ((10**9, "G"), (10**6, "M"), (10**3, "k")):
         if count >= size:
-            return f"{count / size:.1f} {unit}"
+            return f"{count / size:.1f}".removesuffix(".0") + f" {unit}"
     return str(count)
 
 
