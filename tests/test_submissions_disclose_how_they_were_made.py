@@ -10,6 +10,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from django.conf import settings
+from django.db import IntegrityError, transaction
 from django.urls import reverse
 from django.utils import timezone
 
@@ -150,6 +151,15 @@ class ApiDisclosureTest(WorldTestCase):
              "generated_by": "agent", "generated_on": None, "tokens_in": 1000,
              "tokens_out": None, "generation_tokens": 1000, "cost_usd": None},
         )  # fmt: skip
+
+
+class DisclosureConstraintTest(WorldTestCase):
+    def test_the_database_refuses_more_submitted_than_generated_whatever_writes_it(self):
+        # The admin or a script bypasses the form; the check constraint still holds.
+        with self.assertRaises(IntegrityError), transaction.atomic():
+            make_run(self.model_a, self.spin, specs_generated=2, specs_submitted=3)
+        make_run(self.model_a, self.spin, specs_generated=3, specs_submitted=3)
+        self.assertEqual(Run.objects.count(), 1)
 
 
 class DisclosureShownTest(WorldTestCase):
