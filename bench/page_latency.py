@@ -7,7 +7,8 @@ so the figures are server time only (URL resolution, queries, template rendering
 the published fixture (11 models, reported runs) plus one verified spin run with `--windows`
 conformance windows (half of them failing, each with a closest-successor diff), 4 actions,
 per-definition syntax rows and a 6-state counterexample; and a second verified run so the
-compare page has per-action grids on both sides. The first, cold request is reported apart.
+compare page has per-action grids (and per-window McNemar tests) on both sides, and two reported
+models for the per-task × per-phase table. The first, cold request is reported apart.
 """
 
 import argparse
@@ -80,6 +81,8 @@ def main() -> None:
             f"run page ({args.windows} windows)": f"/runs/{run_a.pk}/",
             "compare two models": f"/compare/?a={run_a.model.slug}&b={other.slug}",
             "compare two runs": f"/compare/?run_a={run_a.pk}&run_b={run_b.pk}",
+            "compare two runs as JSON": f"/compare.json?run_a={run_a.pk}&run_b={run_b.pk}",
+            "compare two reported models": "/compare/?a=gemini-3-1-pro&b=gpt-5-4",
         }
         for label, path in paths.items():
             print(f"{label}: {report(client, path, args.requests)}")

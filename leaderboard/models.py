@@ -84,6 +84,9 @@ class ModelUnderTest(models.Model):
     kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.LLM)
     version = models.CharField(max_length=100, blank=True)
     link = models.URLField(blank=True)
+    # Long names ("Claude, model version unrecorded, SysMoBench 2025 archive") wrap in narrow
+    # columns; pages show this one and keep the full name in a title attribute.
+    short_name = models.CharField(max_length=40, blank=True)
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,
@@ -105,6 +108,10 @@ class ModelUnderTest(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("model_detail", args=[self.slug])
+
+    @property
+    def display_name(self) -> str:
+        return self.short_name or self.name
 
     def accepts_runs_from(self, user: User | AnonymousUser) -> bool:
         return ModelUnderTest.objects.submittable_by(user).filter(pk=self.pk).exists()
@@ -166,6 +173,22 @@ class Run(models.Model):
         related_name="+",
     )
     review_reason = models.TextField(blank=True, help_text="Shown to the submitter")
+    # How the spec was made, as its submitter discloses it (issue 22): every field is optional,
+    # and an empty one reads "not disclosed". Validated by leaderboard.submit.forms.
+    specs_generated = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Specs generated for this task and model"
+    )
+    specs_submitted = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Of those, how many are submitted here"
+    )
+    repair_rounds = models.PositiveIntegerField(null=True, blank=True)
+    generated_by = models.CharField(
+        max_length=10, choices=ModelUnderTest.Kind.choices, blank=True, help_text="LLM or agent"
+    )
+    generated_on = models.DateField(null=True, blank=True)
+    tokens_in = models.PositiveBigIntegerField(null=True, blank=True)
+    tokens_out = models.PositiveBigIntegerField(null=True, blank=True)
+    cost_usd = models.DecimalField(max_digits=10, decimal_places=2, null=True, blank=True)
 
     objects = RunQuerySet.as_manager()
 
@@ -180,6 +203,12 @@ class Run(models.Model):
             models.CheckConstraint(
                 condition=~models.Q(provenance="reported") | ~models.Q(source=""),
                 name="reported_run_names_source",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(specs_submitted__isnull=True)
+                | models.Q(specs_generated__isnull=True)
+                | models.Q(specs_submitted__lte=models.F("specs_generated")),
+                name="submitted_at_most_generated",
             ),
         ]
 
@@ -314,6 +343,23 @@ class Run(models.Model):
             raise ReviewError(why)
         self.refresh_from_db()
         self._drop_cached_board()
+
+    DISCLOSURE_FIELDS = (
+        "specs_generated",
+        "specs_submitted",
+        "repair_rounds",
+        "generated_by",
+        "generated_on",
+        "tokens_in",
+        "tokens_out",
+        "cost_usd",
+    )
+
+    @property
+    def generation_tokens(self) -> int | None:
+        """Input plus output tokens of the generation; None when neither is known."""
+        known = [n for n in (self.tokens_in, self.tokens_out) if n is not None]
+        return sum(known) if known else None
 
     def weighted_score(self) -> float:
         """This run's cell score under the official weights, by the board's one rule."""

@@ -124,6 +124,15 @@ class RunQuerySet(models.QuerySet["Run"]):
             for value in (stamp["n"], stamp["last_id"], stamp["last"], stamp["reviewed"])
         )
 
+    def disclosed_on_model_page(self) -> RunQuerySet:
+        """The runs on the board, by task in board order and newest first: the model page's
+        "how the runs were made" table."""
+        return (
+            self.on_board()
+            .select_related("task")
+            .order_by("task__position", "task__slug", "-created_at", "-id")
+        )
+
     def for_board_page(self) -> RunQuerySet:
         """Runs listed on task and model pages, newest first, with what their rows show."""
         return self.select_related("model", "task", "submitter").order_by("-created_at", "-id")

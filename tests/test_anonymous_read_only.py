@@ -47,6 +47,8 @@ class AnonymousVisitorTest(WorldTestCase):
             reverse("run_export_csv", args=[pk]),
             reverse("compare") + f"?run_a={pk}",
             reverse("compare") + "?a=model-a&b=model-b",
+            reverse("compare_export", args=["csv"]) + "?a=model-a&b=model-a",
+            reverse("compare_export", args=["json"]) + "?a=model-a&b=model-a",
             reverse("submit"),
             reverse("login"),
             reverse("signup"),

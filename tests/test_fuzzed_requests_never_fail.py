@@ -23,7 +23,8 @@ REQUESTS = 1600
 METHODS = ("GET", "GET", "GET", "POST", "POST", "HEAD", "OPTIONS", "PUT", "PATCH", "DELETE")
 # Where the issue's 500s were, and every write: half the random requests go here.
 FOCUS = ("", "^leaderboard\\.(?P<fmt>csv|json)$", "api/v1/leaderboard", "api/v1/runs",
-         "api/v1/runs/<int:pk>", "submit/", "compare/", "runs/<int:pk>/publish/")  # fmt: skip
+         "api/v1/runs/<int:pk>", "submit/", "compare/", "^compare\\.(?P<fmt>csv|json)$",
+         "runs/<int:pk>/publish/")  # fmt: skip
 FULL = {"syntax": 1.0, "runtime": 0.5, "conformance": 0.25, "invariant": 1.0}
 
 # Values the issue's attacker used, and their relatives: non-finite and huge numbers, digits that
@@ -78,6 +79,7 @@ AIMED = {"w": WEIGHTS, "run_a": IDS, "run_b": IDS, "from": IDS, "a": SLUGS, "b":
          "kind": ["llm", "\x00", "x"], "org": ["Org A", "\x00", "'"]}  # fmt: skip
 ROUTE_PARAMS = (
     ("compare/", ("a", "b", "run_a", "run_b")),
+    ("^compare", ("a", "b", "run_a", "run_b")),
     ("submit/", ("from", "task", "model")),
     ("runs/", ("all_windows",)),
     ("api/v1/leaderboard", ("w", "w", "sort", "kind", "org")),
@@ -87,7 +89,9 @@ ROUTE_PARAMS = (
 FORM_FIELDS = ("task", "model", "new_model_name", "new_model_organisation", "new_model_kind",
                "spec_text", "adapter_text", "username", "password", "password1", "password2",
                "old_password", "new_password1", "new_password2", "name", "reason", "action",
-               "_selected_action", "csrfmiddlewaretoken", "next")  # fmt: skip
+               "_selected_action", "csrfmiddlewaretoken", "next", "specs_generated",
+               "specs_submitted", "repair_rounds", "generated_by", "generated_on", "tokens_in",
+               "tokens_out", "cost_usd")  # fmt: skip
 SPECS = [
     "---- MODULE spin ----\n====\n",
     "---- MODULE spin ----\n\\* a NUL \x00 in a comment\nVARIABLES lockState\n====\n",

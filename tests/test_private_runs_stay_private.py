@@ -105,6 +105,16 @@ class PrivateRunTest(WorldTestCase):
         response = self.client.get(reverse("compare"), {"a": "model-a", "b": "model-b"})
         self.assertContains(response, "Unknown model: model-b")
 
+    def test_the_compare_exports_refuse_it_like_the_page(self):
+        pair = {"run_a": self.public.pk, "run_b": self.secret.pk}
+        for query in (pair, {"a": "model-a", "b": "model-b"}):
+            for fmt in ("csv", "json"):
+                with self.subTest(query=query, fmt=fmt):
+                    response = self.client.get(reverse("compare_export", args=[fmt]), query)
+                    self.assertEqual(response.status_code, 400)
+                    self.assert_hidden(response)
+                    self.assertNotIn(f'"run_id": {self.secret.pk}', response.content.decode())
+
     def test_its_model_page_and_the_task_page_do_not_show_it(self):
         self.assertEqual(
             self.client.get(reverse("model_detail", args=["model-b"])).status_code, 404
@@ -213,7 +223,8 @@ def test_every_url_of_the_site_is_covered_here():
     covered = {
         "leaderboard", "leaderboard_export", "model_detail", "task_list", "task_detail",
         "methodology", "run_detail", "window_detail", "run_publish", "run_status",
-        "run_export_json", "run_export_csv", "submit", "compare", "api_runs", "api_run",
+        "run_export_json", "run_export_csv", "submit", "compare", "compare_export", "api_runs",
+        "api_run",
         "api_run_publish",
         "api_leaderboard", "signup", "login", "logout", "password_change",
         "password_change_done", "my_runs", "token_create", "token_revoke",

@@ -39,6 +39,18 @@ API_FIELDS = (
     "cfg_text",
 )
 
+# How the spec was made (optional): counts as JSON integers, the cost as a number, the date as
+# "YYYY-MM-DD" and generated_by as "llm" | "agent". A string of digits is accepted too.
+DISCLOSURE_NUMBERS = (
+    "specs_generated",
+    "specs_submitted",
+    "repair_rounds",
+    "tokens_in",
+    "tokens_out",
+    "cost_usd",
+)
+DISCLOSURE_TEXTS = ("generated_by", "generated_on")
+
 P = ParamSpec("P")
 
 
@@ -59,6 +71,37 @@ def token_required(
 
 def _is_text(value: object) -> bool:
     return value is None or isinstance(value, str)
+
+
+def _is_number(value: object) -> bool:
+    # bool is an int to Python, never a count to a reader.
+    return value is None or (isinstance(value, int | float | str) and not isinstance(value, bool))
+
+
+def _type_errors(payload: dict[str, object]) -> dict[str, list[str]]:
+    wrong = {
+        k: ["Must be a string."]
+        for k in (*API_FIELDS, *DISCLOSURE_TEXTS)
+        if k in payload and not _is_text(payload[k])
+    }
+    wrong.update(
+        {
+            k: ["Must be a number (or null)."]
+            for k in DISCLOSURE_NUMBERS
+            if k in payload and not _is_number(payload[k])
+        }
+    )
+    return wrong
+
+
+def _form_data(payload: dict[str, object]) -> dict[str, str]:
+    data = {k: v for k in (*API_FIELDS, *DISCLOSURE_TEXTS) if isinstance(v := payload.get(k), str)}
+    for k in DISCLOSURE_NUMBERS:
+        value = payload.get(k)
+        if value is not None:
+            # The form's own fields validate it, so the API and the page give the same errors.
+            data[k] = str(value)
+    return data
 
 
 def _links(request: HttpRequest, run: Run) -> dict[str, str]:
@@ -90,13 +133,10 @@ def _create_run(request: HttpRequest, user: User) -> HttpResponse:
         return api_error(400, "The body nests too deeply to be a submission.", code="invalid_json")
     if not isinstance(payload, dict):
         return api_error(400, "The body must be a JSON object.", code="invalid_json")
-    wrong = {
-        k: ["Must be a string."] for k in API_FIELDS if k in payload and not _is_text(payload[k])
-    }
+    wrong = _type_errors(payload)
     if wrong:
         return api_error(400, "Some fields have the wrong type.", wrong, code="invalid")
-    data = {k: payload[k] for k in API_FIELDS if isinstance(payload.get(k), str)}
-    form = SubmitForm(data, user=user)
+    form = SubmitForm(_form_data(payload), user=user)
     run = form.is_valid() and submit(form, user)
     if not run:
         errors = {field: [str(e) for e in errs] for field, errs in form.errors.items()}

@@ -21,6 +21,7 @@ from leaderboard.board.aggregate import (
 from leaderboard.board.forms import BoardQueryForm
 from leaderboard.compare.overview import featured
 from leaderboard.models import ModelUnderTest, Run, Task, TraceCorpus
+from leaderboard.runs import disclosure
 from leaderboard.tasks.info import contract_info, render_markdown, trace_status
 from leaderboard.web.csv_safe import safe_cell
 from leaderboard.web.rounding import percent_text
@@ -146,6 +147,7 @@ def model_detail(request: HttpRequest, slug: str) -> HttpResponse:
         ],
         "runs_hidden": max(0, visible_runs.count() - RUNS_SHOWN),
         "can_submit": model.accepts_runs_from(request.user),
+        "disclosures": disclosure.model_rows(model.runs.disclosed_on_model_page()),
     }
     return render(request, "leaderboard/model_detail.html", context)
 

@@ -14,6 +14,7 @@ from django.contrib.auth.models import AnonymousUser, User
 from django.urls import reverse
 
 from evaluation.surface import SyntaxDetails
+from leaderboard.compare.paired import window_pairs
 from leaderboard.models import ActionResult, InvariantResult, PhaseResult, Run, WindowResult
 from leaderboard.runs.drilldown import definitions
 
@@ -127,6 +128,8 @@ def run_pair(run_a: int, run_b: int, data: dict[str, Any]) -> dict[str, Any]:
         "actions": action_rows(
             acts.get((run_a, "conformance"), {}), acts.get((run_b, "conformance"), {})
         ),
+        # Exact McNemar per action over the windows both runs checked.
+        "mcnemar": window_pairs(data["windows"].get(run_a, {}), data["windows"].get(run_b, {})),
         "split_windows": windows[:SPLIT_WINDOWS_SHOWN],
         "split_count": len(windows),
         "split_a": sum(1 for w in windows if w["accepted_by"] == "A"),

@@ -18,18 +18,38 @@ from django.core.cache import cache
 from django.http import QueryDict
 
 from evaluation.surface import unstorable
-from leaderboard.board.aggregate import PHASE_LABELS, PHASES, Board, get_board, records
+from leaderboard.board.aggregate import (
+    NOT_APPLICABLE,
+    PHASE_LABELS,
+    PHASES,
+    Board,
+    get_board,
+    records,
+)
 from leaderboard.compare import detail as compare_detail
+from leaderboard.compare.paired import pooled, verdict
 from leaderboard.models import ActionResult, ModelUnderTest, Run
 from leaderboard.querysets import RunQuerySet
+from leaderboard.runs.disclosure import tokens_text
 from leaderboard.web.params import parse_id
-from leaderboard.web.rounding import CELL, MEAN, Score, difference, percent, percent_text
+from leaderboard.web.rounding import (
+    CELL,
+    MEAN,
+    Score,
+    difference,
+    figure,
+    percent,
+    percent_text,
+)
 
 
 @dataclass
 class Side:
     label: str
+    # `name` is what narrow headers show (a model's short display name); `full` its title.
     name: str
+    full: str = ""
+    slug: str = ""
 
 
 Visitor = User | AnonymousUser
@@ -77,6 +97,7 @@ def _compare_models(slug_a: str, slug_b: str, user: Visitor) -> dict[str, Any]:
     neither = []
     cells = {t["id"]: (board.cell(a.pk, t["id"]), board.cell(b.pk, t["id"])) for t in board.tasks}
     data = compare_detail.load([c["run_id"] for pair in cells.values() for c in pair if c])
+    tokens = _generation_tokens([c["run_id"] for pair in cells.values() for c in pair if c])
     for task in board.tasks:
         cell_a, cell_b = cells[task["id"]]
         if not cell_a and not cell_b:
@@ -90,14 +111,17 @@ def _compare_models(slug_a: str, slug_b: str, user: Visitor) -> dict[str, Any]:
                 "a": cell_a,
                 "b": cell_b,
                 "delta": _delta(_overall(cell_a), _overall(cell_b)),
+                "phases": task_phases(_cell_scores(cell_a), _cell_scores(cell_b)),
+                "tokens_a": _tokens(cell_a, tokens),
+                "tokens_b": _tokens(cell_b, tokens),
                 "grid": grid,
                 "detail": _detail(grid, cell_a, cell_b, data),
             }
         )
     return {
         "mode": "models",
-        "a": Side("A", a.name),
-        "b": Side("B", b.name),
+        "a": Side("A", a.display_name, a.name, a.slug),
+        "b": Side("B", b.display_name, b.name, b.slug),
         "model_a": a,
         "model_b": b,
         "phase_rows": phase_rows,
@@ -105,12 +129,13 @@ def _compare_models(slug_a: str, slug_b: str, user: Visitor) -> dict[str, Any]:
         "neither": neither,
         "any_grid": any(not t["grid"]["note"] for t in tasks),
         "paired": paired_note(units),
+        "windows_test": windows_test(tasks),
         "chart": _chart(
             [t["task"]["slug"] for t in tasks],
             [percent(_overall(t["a"])) for t in tasks],
             [percent(_overall(t["b"])) for t in tasks],
-            a.name,
-            b.name,
+            a.display_name,
+            b.display_name,
             "Overall per task (×100)",
         ),
     }
@@ -137,23 +162,31 @@ def _compare_runs(id_a: str, id_b: str, user: Visitor) -> dict[str, Any]:
     cell_b = {"run_id": run_b.pk, "provenance": run_b.provenance}
     grid = _grid(cell_a, cell_b, data)
     labels = [PHASE_LABELS[p] + " " + p for p in PHASES] + ["overall"]
+    tokens = {run.pk: run.generation_tokens for run in (run_a, run_b)}
+    tasks = [
+        {
+            "task": {"slug": run_a.task.slug, "name": run_a.task.name},
+            "a": cell_a,
+            "b": cell_b,
+            "phases": task_phases(scores_a, scores_b),
+            "tokens_a": _tokens(cell_a, tokens),
+            "tokens_b": _tokens(cell_b, tokens),
+            "grid": grid,
+            "detail": _detail(grid, cell_a, cell_b, data),
+        }
+    ]
     return {
         "mode": "runs",
-        "a": Side("A", f"run {run_a.pk} ({run_a.model.name})"),
-        "b": Side("B", f"run {run_b.pk} ({run_b.model.name})"),
+        "a": Side("A", f"run {run_a.pk} ({run_a.model.display_name})", run_a.model.name),
+        "b": Side("B", f"run {run_b.pk} ({run_b.model.display_name})", run_b.model.name),
         "run_a": run_a,
         "run_b": run_b,
         "task": run_a.task,
         "phase_rows": _phase_rows(scores_a, scores_b, CELL),
-        "tasks": [
-            {
-                "task": {"slug": run_a.task.slug, "name": run_a.task.name},
-                "grid": grid,
-                "detail": _detail(grid, cell_a, cell_b, data),
-            }
-        ],
+        "tasks": tasks,
         "any_grid": not grid["note"],
         "paired": paired_note(grid["units"]),
+        "windows_test": windows_test(tasks),
         "spec_diff": spec_diff(run_a.spec_text, run_b.spec_text, run_a.pk, run_b.pk),
         "specs_identical": bool(run_a.spec_text) and run_a.spec_text == run_b.spec_text,
         "chart": _chart(
@@ -193,19 +226,22 @@ def _model_means(board: Board, model_id: int) -> dict[str, float | None]:
     return {k: _number(row.get(k)) for k in [*PHASES, "overall"]}
 
 
-def _run_scores(run: Run) -> dict[str, float | None]:
-    scores = {p.phase: p.score for p in run.phase_results.all()}
+def _run_scores(run: Run) -> dict[str, Any]:
+    results = list(run.phase_results.all())
+    scores: dict[str, Any] = {p.phase: p.score for p in results}
+    scores.update({f"{p.phase}_status": p.status for p in results})
     scores["overall"] = run.overall
     return scores
 
 
-def _phase_rows(
-    a: dict[str, float | None], b: dict[str, float | None], kind: str
-) -> list[dict[str, Any]]:
+def _phase_rows(a: dict[str, Any], b: dict[str, Any], kind: str) -> list[dict[str, Any]]:
     """Phase and overall rows; `kind` is MEAN for model means, CELL for two runs' own scores."""
     return [
         {
+            "key": key,
             "label": PHASE_LABELS.get(key, "") + " " + key if key in PHASES else "Overall",
+            "a_figure": figure(a.get(key), kind),
+            "b_figure": figure(b.get(key), kind),
             "a": a.get(key),
             "b": b.get(key),
             "a_text": percent_text(a.get(key), kind),
@@ -261,24 +297,75 @@ def _no_grid_reason(cell: Cell | None, side: str, data: dict[str, Any]) -> str:
 
 
 def paired_note(units: list[tuple[bool, bool]]) -> dict[str, Any]:
-    """How many task×action units differ and in which direction, with an exact sign test."""
+    """How many task×action units differ and in which direction, with the exact McNemar test
+    and, below six differing units, the caution that no split could be significant."""
     a_better = sum(1 for pa, pb in units if pa and not pb)
     b_better = sum(1 for pa, pb in units if pb and not pa)
-    discordant = a_better + b_better
+    test = verdict(a_better, b_better, "units")
     return {
         "units": len(units),
-        "differ": discordant,
+        "differ": test["discordant"],
         "a_better": a_better,
         "b_better": b_better,
-        "p_value": sign_test(a_better, b_better) if discordant else None,
+        "p_value": test["p_value"],
+        "caution": test["caution"],
+        "reading": test["reading"],
     }
 
 
-def sign_test(k: int, m: int) -> float:
-    """Two-sided exact sign (McNemar) test on k vs m discordant pairs."""
-    n, low = k + m, min(k, m)
-    tail: float = sum(math.comb(n, i) for i in range(low + 1)) / 2**n
-    return min(1.0, 2 * tail)
+def windows_test(tasks: list[dict[str, Any]]) -> dict[str, Any]:
+    """Exact McNemar per task and action over the windows both counted runs checked, and over
+    all of them pooled; tasks without per-window data on both sides are left out."""
+    rows = [
+        {"task": t["task"], **row}
+        for t in tasks
+        if t.get("detail")
+        for row in t["detail"]["mcnemar"]
+    ]
+    return {"rows": rows, "pooled": pooled(rows) if rows else None}
+
+
+def task_phases(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any]]:
+    """One task's phases and task score for both sides: figures, page text and B − A."""
+    return [
+        {
+            "key": key,
+            "label": f"{PHASE_LABELS[key]} {key}" if key in PHASES else "task score",
+            "a": figure(a.get(key)),
+            "b": figure(b.get(key)),
+            "a_text": _cell_text(a, key),
+            "b_text": _cell_text(b, key),
+            "delta": _delta(a.get(key), b.get(key)),
+        }
+        for key in [*PHASES, "overall"]
+    ]
+
+
+def _cell_text(scores: dict[str, Any], key: str) -> str:
+    if not scores:
+        return "not submitted"
+    if key in PHASES and scores.get(f"{key}_status") == NOT_APPLICABLE:
+        return "n/a"
+    return percent_text(scores.get(key), CELL)
+
+
+def _cell_scores(cell: Cell | None) -> dict[str, Any]:
+    """A board cell's phase scores, task score and statuses ({} for no run)."""
+    if not cell:
+        return {}
+    scores: dict[str, Any] = {k: _number(cell.get(k)) for k in [*PHASES, "overall"]}
+    scores.update({f"{p}_status": cell.get(f"{p}_status") for p in PHASES})
+    return scores
+
+
+def _generation_tokens(run_ids: list[int]) -> dict[int, int | None]:
+    runs = Run.objects.filter(pk__in=run_ids).only("pk", "tokens_in", "tokens_out")
+    return {run.pk: run.generation_tokens for run in runs}
+
+
+def _tokens(cell: Cell | None, tokens: dict[int, int | None]) -> dict[str, Any]:
+    count = tokens.get(int(cell["run_id"])) if cell else None
+    return {"count": count, "text": tokens_text(count) or "–"}
 
 
 def _chart(

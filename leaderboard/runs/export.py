@@ -22,6 +22,7 @@ from evaluation.surface import (
     WindowDetail,
 )
 from leaderboard.models import PhaseResult, Run
+from leaderboard.runs.disclosure import as_json as disclosure_json
 from leaderboard.web.rounding import figure
 
 CSV_COLUMNS = [
@@ -92,6 +93,8 @@ def run_as_dict(run: Run) -> dict[str, Any]:
         "created_at": None if reported else run.created_at.isoformat(),
         "finished_at": run.finished_at.isoformat() if run.finished_at and not reported else None,
         "fingerprint": run.fingerprint,
+        # How the spec was made, as the submitter disclosed it (null: not disclosed).
+        "disclosure": disclosure_json(run),
         "spec_text": run.spec_text,
         "adapter_text": run.adapter_text,
         "phases": [_phase_dict(p) for p in _phases(run)],

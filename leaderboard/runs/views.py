@@ -14,7 +14,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from leaderboard.compare import detail as compare_detail
 from leaderboard.models import ReviewError, Run, WindowResult
-from leaderboard.runs import drilldown
+from leaderboard.runs import disclosure, drilldown
 from leaderboard.runs.export import CSV_COLUMNS, run_as_dict, run_csv_rows, run_summary
 from leaderboard.scoring.queueing import queue_position
 from leaderboard.web.csv_safe import safe_row
@@ -39,6 +39,7 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
         all_undecided=request.GET.get("all_undecided") == "1",
     )
     context["queue_position"] = _position(run)
+    context["disclosure"] = disclosure.describe(run)
     context["is_mine"] = request.user.is_authenticated and run.submitter_id == request.user.pk
     return render(request, "leaderboard/run_detail.html", context)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import date, timedelta
+from decimal import Decimal
 from typing import Any
 
 from django import forms
@@ -10,6 +12,7 @@ from django.contrib.auth.models import User
 from django.core.validators import ProhibitNullCharactersValidator
 from django.db.models import Model
 from django.http import QueryDict
+from django.utils import timezone
 from django.utils.text import slugify
 
 from evaluation.surface import unstorable
@@ -57,7 +60,102 @@ def _pasted_text(label: str, rows: int) -> forms.CharField:
     return field
 
 
-class SubmitForm(forms.Form):
+# Bounds no honest disclosure reaches: they catch typos (an extra digit, a pasted phone
+# number) and keep every value inside its column on every database.
+MOST_SPECS = 100_000
+MOST_REPAIR_ROUNDS = 1_000
+MOST_TOKENS = 10**12
+MOST_COST_USD = Decimal("1000000")
+EARLIEST_GENERATION = date(2015, 1, 1)
+# The date is the submitter's own, and their calendar may be up to 14 hours ahead of UTC.
+AHEAD_OF_UTC = timedelta(hours=14)
+
+
+def _count(label: str, least: int, most: int, help_text: str) -> forms.IntegerField:
+    return forms.IntegerField(
+        required=False,
+        label=label,
+        min_value=least,
+        max_value=most,
+        help_text=help_text,
+        error_messages={
+            "invalid": "Give a whole number (digits only), or leave it empty.",
+            "min_value": f"Give a whole number of at least {least}, or leave it empty.",
+            "max_value": f"At most {most:,}: is a digit too many?",
+        },
+    )
+
+
+class DisclosureFields(forms.Form):
+    """How the spec was made (issue 22). All optional; what is given must be plausible."""
+
+    specs_generated = _count(
+        "Specs generated", 1, MOST_SPECS, "How many specs you generated for this task and model"
+    )
+    specs_submitted = _count(
+        "Specs submitted", 1, MOST_SPECS, "How many of them you submit here (this one included)"
+    )
+    repair_rounds = _count(
+        "Repair rounds", 0, MOST_REPAIR_ROUNDS, "Rounds of fixing the spec after feedback"
+    )
+    generated_by = forms.ChoiceField(
+        choices=[("", "not disclosed"), *ModelUnderTest.Kind.choices],
+        required=False,
+        label="Made by an LLM or an agent",
+    )
+    generated_on = forms.DateField(
+        required=False,
+        label="Generation date (YYYY-MM-DD)",
+        error_messages={"invalid": "Give the date as YYYY-MM-DD, or leave it empty."},
+    )
+    tokens_in = _count("Input tokens", 0, MOST_TOKENS, "Prompt tokens of the generation")
+    tokens_out = _count("Output tokens", 0, MOST_TOKENS, "Completion tokens of the generation")
+    cost_usd = forms.DecimalField(
+        required=False,
+        label="Cost (USD)",
+        min_value=Decimal(0),
+        max_value=MOST_COST_USD,
+        max_digits=10,
+        decimal_places=2,
+        error_messages={
+            "invalid": "Give an amount in dollars such as 12.50, or leave it empty.",
+            "min_value": "A cost cannot be negative.",
+            "max_value": f"At most {MOST_COST_USD:,} dollars: is a digit too many?",
+            "max_decimal_places": "Give at most 2 decimals (cents).",
+        },
+    )
+
+    def clean_generated_on(self) -> date | None:
+        day: date | None = self.cleaned_data.get("generated_on")
+        if day is None:
+            return None
+        if day > (timezone.now() + AHEAD_OF_UTC).date():
+            raise forms.ValidationError(
+                f"{day.isoformat()} is in the future: give the day the spec was generated."
+            )
+        if day < EARLIEST_GENERATION:
+            raise forms.ValidationError(
+                f"{day.isoformat()} is before {EARLIEST_GENERATION.year}: check the year."
+            )
+        return day
+
+    def clean_disclosure(self, data: dict[str, Any]) -> None:
+        generated, submitted = data.get("specs_generated"), data.get("specs_submitted")
+        if generated is not None and submitted is not None and submitted > generated:
+            self.add_error(
+                "specs_submitted",
+                f"You submit {submitted} specs but generated only {generated}: the submitted "
+                "ones are among the generated ones.",
+            )
+
+    def disclosure(self) -> dict[str, Any]:
+        """The cleaned disclosure as Run field values (empty choice -> "")."""
+        return {name: self.cleaned_data.get(name) for name in Run.DISCLOSURE_FIELDS} | {
+            "generated_by": self.cleaned_data.get("generated_by") or ""
+        }
+
+
+class SubmitForm(DisclosureFields):
     task = SafeModelChoiceField(Task.objects.all(), to_field_name="slug", empty_label=None)
     model = SafeModelChoiceField(
         ModelUnderTest.objects.none(),
@@ -98,6 +196,7 @@ class SubmitForm(forms.Form):
         super().clean()
         data = self.cleaned_data
         self._clean_model(data)
+        self.clean_disclosure(data)
         spec, spec_field = self._spec_input(data)
         adapter = self._adapter_input(data)
         if spec is None or not data.get("task"):
@@ -186,6 +285,7 @@ class SubmitForm(forms.Form):
             provenance=Run.Provenance.VERIFIED,
             review=Run.Review.PRIVATE,
             submitter=submitter,
+            **self.disclosure(),
         )
 
     @classmethod

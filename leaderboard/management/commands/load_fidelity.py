@@ -34,6 +34,8 @@ AUTHORS = {
     "gemini": ("Gemini", "Google"),
 }
 LABEL = "{name}, model version unrecorded, SysMoBench 2025 archive"
+# What narrow columns show (the full LABEL stays in the page's title attribute).
+SHORT_LABEL = "{name} (2025 archive)"
 SOURCE = "SysMoBench fidelity corpus (specula-org/SysMoBench 7bae2502), written in 2025"
 
 
@@ -66,6 +68,7 @@ def archive_model(author: str) -> ModelUnderTest:
         slug=f"{author}-2025-archive",
         defaults={
             "name": LABEL.format(name=name),
+            "short_name": SHORT_LABEL.format(name=name),
             "organisation": organisation,
             "version": "unrecorded",
             "link": "https://github.com/specula-org/SysMoBench",
