@@ -70,6 +70,7 @@ class PrivatePostgres:
         self.url = f"postgres://postgres@127.0.0.1:{port}/faultbench"
         self.data.mkdir(parents=True)
         if os.geteuid() == 0:
+            folder.parent.chmod(0o755)  # a temporary directory is the owner's only: let it in
             shutil.chown(folder, "postgres")
             shutil.chown(self.data, "postgres")
         self._as_postgres(
@@ -78,7 +79,9 @@ class PrivatePostgres:
 
     def _as_postgres(self, command: list[str]) -> None:
         prefix = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
-        subprocess.run(prefix + command, check=True, capture_output=True)
+        done = subprocess.run(prefix + command, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            raise RuntimeError(f"{command[0]} failed: {done.stderr.strip() or done.stdout[-500:]}")
 
     def _ctl(self, *action: str) -> None:
         options = f"-p {self.port} -k {self.data} -c listen_addresses=127.0.0.1"

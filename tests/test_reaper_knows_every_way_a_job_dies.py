@@ -165,3 +165,30 @@ def test_a_lost_database_connection_on_the_last_attempt_could_not_be_scored(sett
     run.refresh_from_db()
     assert run.failure_reason.startswith("could not be scored: the database connection was lost")
     assert run.overall is None and not run.phase_results.exists()
+
+
+def fake_process(proc_root, pid: int, flags: int, sigpnd: str, shdpnd: str = "0" * 16) -> dict:
+    """A /proc entry as the kernel shows a process: stat fields 3.. after the command, and the
+    pending-signal masks of status. Its start time (field 22) is 4242."""
+    entry = proc_root / str(pid)
+    entry.mkdir()
+    after_comm = ["R", "1", str(pid), str(pid), "0", "-1", str(flags)] + ["0"] * 12 + ["4242"]
+    (entry / "stat").write_text(f"{pid} (rqworker horse) {' '.join(after_comm)} 0 0\n")
+    (entry / "status").write_text(f"Name:\tpython\nSigPnd:\t{sigpnd}\nShdPnd:\t{shdpnd}\n")
+    return {**processes.identity(), "pid": pid, "start": 4242}
+
+
+def test_a_horse_killed_a_moment_ago_is_dead_before_it_has_finished_exiting(tmp_path, monkeypatch):
+    # On a loaded machine the kernel may take seconds to tear a SIGKILLed horse down; /proc
+    # still lists it with its start time meanwhile (issue 21: the reaper re-queued nothing).
+    monkeypatch.setattr(processes, "PROC", tmp_path)
+    running = fake_process(tmp_path, 101, flags=0x400100, sigpnd="0" * 16)
+    kill_pending = fake_process(tmp_path, 102, flags=0x400100, sigpnd="0000000000000100")
+    group_kill_pending = fake_process(tmp_path, 103, flags=0x400100, sigpnd="0" * 16,
+                                      shdpnd="0000000000000100")  # fmt: skip
+    exiting = fake_process(tmp_path, 104, flags=0x400104, sigpnd="0" * 16)
+    other_signal = fake_process(tmp_path, 105, flags=0x400100, sigpnd="0000000000004000")
+    assert processes.alive(running) and processes.alive(other_signal)
+    assert not processes.alive(kill_pending)
+    assert not processes.alive(group_kill_pending)
+    assert not processes.alive(exiting)
