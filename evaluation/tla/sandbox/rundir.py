@@ -88,7 +88,9 @@ def prepare(modules: dict[str, str], root: str, cfg: str | None = None) -> Path:
         if run_dir is not None:
             shutil.rmtree(run_dir, ignore_errors=True)
         if exc.errno in MACHINE_FULL:
-            raise InfrastructureFailure(f"the scratch area {scratch_root()} is full ({exc})") from exc
+            raise InfrastructureFailure(
+                f"the scratch area {scratch_root()} is full ({exc})"
+            ) from exc
         raise
     return run_dir
 
