@@ -58,6 +58,7 @@ MIDDLEWARE = [
     "leaderboard.web.middleware.content_security_policy",
     "leaderboard.web.middleware.body_size_cap",
     "leaderboard.web.middleware.api_errors_as_json",
+    "leaderboard.web.outage.DatabaseOutageAs503",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

@@ -13,3 +13,6 @@ urlpatterns = [
     path("django-rq/", include("django_rq.urls")),
     path("", include("leaderboard.urls")),
 ]
+
+# A database outage raised outside a view (in a middleware) is a 503 too (web/outage.py).
+handler500 = "leaderboard.web.outage.server_error"

@@ -121,6 +121,10 @@ class ReviewError(ValueError):
     """A publish/approve/reject that the run's current state does not allow."""
 
 
+# How a re-queue ends its line on a run's log (leaderboard/scoring/jobs.py `requeue_attempt`).
+REQUEUED = "re-queued"
+
+
 class Run(models.Model):
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"
@@ -221,6 +225,11 @@ class Run(models.Model):
     @property
     def is_terminal(self) -> bool:
         return self.status in {self.Status.FINISHED, self.Status.FAILED}
+
+    def requeue_notes(self) -> list[str]:
+        """Why earlier attempts were re-queued (a worker that died, a JVM killed from outside, a
+        lost database connection), from the run's log: what the run page tells the submitter."""
+        return [line.split(" ", 2)[-1] for line in self.log.splitlines() if line.endswith(REQUEUED)]
 
     def claim(self) -> bool:
         """QUEUED -> RUNNING with a conditional UPDATE; False when someone else has it."""

@@ -8,11 +8,13 @@ lives here and nowhere else.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, TypedDict, cast
 
+from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 from django.db import models
+from django.utils import timezone
 
 # Only named for the type checker: models.py imports this module, not the other way round, so at
 # run time the other models are reached through the relations (`cast` names what they are).
@@ -60,9 +62,23 @@ class RunQuerySet(models.QuerySet["Run"]):
     def running(self) -> RunQuerySet:
         return self.filter(status="running")
 
-    def in_flight(self) -> RunQuerySet:
-        """Queued or running: what the per-user queue quota counts."""
-        return self.filter(status__in=["queued", "running"])
+    def in_flight(self, now: datetime | None = None) -> RunQuerySet:
+        """What the per-user queue quota counts: runs that will still cost a worker. Every
+        QUEUED run will (the reaper gives one whose job died a new job), and a RUNNING one
+        until SCORING_STALE_AFTER_SECONDS: past that limit, which exceeds the job timeout, rq
+        has stopped its work-horse, so the run only waits for the reaper and must not lock its
+        account out. Nothing a submitter does moves a run out of this set sooner: the clock
+        and the reaper decide, and a run the reaper re-queues counts again."""
+        stale_before = (now or timezone.now()) - timedelta(
+            seconds=settings.SCORING_STALE_AFTER_SECONDS
+        )
+        return self.filter(
+            models.Q(status="queued")
+            | (
+                models.Q(status="running")
+                & (models.Q(started_at__isnull=True) | models.Q(started_at__gte=stale_before))
+            )
+        )
 
     def for_task(self, task: Task) -> RunQuerySet:
         return self.filter(task=task)

@@ -19,15 +19,23 @@ from __future__ import annotations
 import os
 import signal
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+from django.db import InterfaceError, OperationalError, connection
 
 from leaderboard.models import PhaseResult, Run
+from leaderboard.scoring import queueing
 from leaderboard.scoring.queueing import enqueue_run
 from leaderboard.scoring.reaper import reap_stale_runs
 from tests.rq_worker import start_worker
 
 KINDS = ("main", "horse", "both")
+# The bench's further kinds (bench/kill_trials.py), which need servers of their own (`Servers`).
+FAULT_KINDS = ("jvm", "redis", "redis-at-submit", "postgres", "postgres-at-claim", "scratch")
+DATABASE_DOWN = (OperationalError, InterfaceError)
+BASELINE = "none"  # no fault: the scores every other trial must end with
 PROC = Path("/proc")
 REAP_EVERY_SECONDS = 1.0
 # How long a JVM may outlive its killed work-horse (the parent-death signal acts at once).
@@ -46,6 +54,10 @@ class Trial:
     seconds: float
     killed: list[int]
     crowd: list[str]  # the work-horses seen when most were alive at once, if more than one
+    stuck: bool = False  # not ended within the trial's timeout
+    failure_reason: str = ""
+    overall: float | None = None
+    phase_scores: dict[str, float | None] = field(default_factory=dict)
 
     @property
     def scored_twice(self) -> bool:
@@ -54,6 +66,19 @@ class Trial:
     @property
     def lost(self) -> bool:
         return self.status != Run.Status.FINISHED
+
+    @property
+    def could_not_be_scored(self) -> bool:
+        """Ended FAILED by the retry bound, saying the machine failed: allowed, counted apart."""
+        return self.status == Run.Status.FAILED and self.failure_reason.startswith(
+            ("could not be scored", "the scoring worker stopped without finishing")
+        )
+
+    def wrong_score(self, expected: Trial) -> bool:
+        """FINISHED with another overall or phase score than an undisturbed run's."""
+        return self.status == Run.Status.FINISHED and (
+            self.overall != expected.overall or self.phase_scores != expected.phase_scores
+        )
 
 
 def _stat(pid: int) -> list[str] | None:
@@ -108,12 +133,38 @@ def _kill(pid: int) -> None:
         pass
 
 
-def run_trial(kind: str, run: Run, redis_url: str, workdir: Path, timeout: float = 600) -> Trial:
-    """Score `run` (QUEUED, on a task with its corpus imported) by a worker, SIGKILL `kind`
-    during a TLC run after P1 was stored, reap until the run ends; the counts."""
-    assert kind in KINDS
-    tmp = workdir / "tmp"
+@dataclass
+class Servers:
+    """What the fault kinds beyond SIGKILL act on (bench/kill_trials.py starts them): the
+    Redis and PostgreSQL servers the trial's workers use (each with start/stop/restart), and a
+    small tmpfs mounted as the workers' TMPDIR for the `scratch` kind."""
+
+    redis: Any = None
+    postgres: Any = None
+    scratch: Path | None = None
+
+
+# Where each kind strikes: before the job is taken, or mid-run (P1 stored, a TLC JVM running).
+BEFORE_THE_JOB = ("redis-at-submit", "postgres-at-claim")
+
+
+def run_trial(
+    kind: str,
+    run: Run,
+    redis_url: str,
+    workdir: Path,
+    timeout: float = 600,
+    servers: Servers | None = None,
+) -> Trial:
+    """Score `run` (QUEUED, on a task with its corpus imported) by a worker, strike it with
+    `kind` (SIGKILL of the worker, its horse, both, or the JVM; a Redis or PostgreSQL restart
+    mid-run or while the job is taken; a full scratch area), reap until the run ends; the
+    counts. A run still unfinished at `timeout` is `stuck`."""
+    assert kind in (*KINDS, *FAULT_KINDS, BASELINE), kind
+    servers = servers or Servers()
+    tmp = servers.scratch if kind == "scratch" and servers.scratch else workdir / "tmp"
     tmp.mkdir(parents=True, exist_ok=True)
+    workdir.mkdir(parents=True, exist_ok=True)
     workers: list = []
 
     def new_worker():
@@ -122,50 +173,55 @@ def run_trial(kind: str, run: Run, redis_url: str, workdir: Path, timeout: float
 
     started = time.monotonic()
     deadline = started + timeout
-    enqueue_run(run)
-    new_worker()
-    first = workers[0]
-    while not (PhaseResult.objects.filter(run=run).exists() and jvms_under(tmp)):
-        if time.monotonic() > deadline or first.poll() is not None:
-            raise AssertionError(f"no TLC run to interrupt:\n{_tail(first)}")
-        time.sleep(0.05)
-    horses = work_horses({first.pid})
-    assert len(horses) == 1, f"expected one work-horse, found {horses}"
-    killed = {"main": [first.pid], "horse": horses, "both": [first.pid, *horses]}[kind]
-    running_jvms = jvms_under(tmp)
-    for pid in killed:
-        _kill(pid)
+    killed: list[int] = []
     orphans = 0
-    if kind != "main":
-        # The horse is gone: its JVMs must go with it, not run on until their limits.
-        time.sleep(ORPHAN_GRACE_SECONDS)
-        orphans = len(set(running_jvms) & set(jvms_under(tmp)))
+    heal = None
+    if kind in BEFORE_THE_JOB:
+        _strike_before_the_job(kind, run, servers, new_worker, workers)
+    else:
+        enqueue_run(run)
+        new_worker()
+        first = workers[0]
+        while not (PhaseResult.objects.filter(run=run).exists() and jvms_under(tmp)):
+            if time.monotonic() > deadline or first.poll() is not None:
+                raise AssertionError(f"no TLC run to interrupt:\n{_tail(first)}")
+            time.sleep(0.05)
+        if kind in KINDS:
+            killed, orphans = _kill_worker_processes(kind, first, tmp)
+        else:
+            heal = _strike_mid_run(kind, servers, tmp)
 
     most_horses, crowd = 1, []
     next_reap = 0.0
+    stuck = True
     while time.monotonic() < deadline:
         for worker in workers:
             worker.poll()  # reap exited workers (no zombies counted as alive)
         live_horses = work_horses({w.pid for w in workers})
         if len(live_horses) > most_horses:
             most_horses, crowd = len(live_horses), [_describe(pid) for pid in live_horses]
-        run.refresh_from_db()
+        if not _refresh(run):
+            time.sleep(0.2)  # the database is restarting
+            continue
+        if heal is not None and (run.attempts > 1 or run.requeue_notes() or run.is_terminal):
+            heal()  # the attempt the fault ended was given up: the next one finds room
+            heal = None
         idle = all(w.returncode is not None for w in workers) and not live_horses
         if run.is_terminal and idle:
+            stuck = False
             break
-        if time.monotonic() >= next_reap:
-            reap_stale_runs()
+        if time.monotonic() >= next_reap and _reap():
             next_reap = time.monotonic() + REAP_EVERY_SECONDS
-            run.refresh_from_db()
-            if run.status == Run.Status.QUEUED and all(w.returncode is not None for w in workers):
-                new_worker()
-        time.sleep(0.1)
-    else:
+            if _refresh(run) and run.status == Run.Status.QUEUED and not live_horses:
+                if all(w.returncode is not None for w in workers):
+                    new_worker()
+        time.sleep(0.05 if heal is not None else 0.1)
+    if heal is not None:
+        heal()
+    if stuck:
         for worker in workers:
             _kill(worker.pid)
-        raise AssertionError(f"run {run.pk} did not end within {timeout} s ({run.status})")
-
-    run.refresh_from_db()
+    _refresh(run)
     late = 0
     if run.finished_at is not None:
         late = PhaseResult.objects.filter(run=run, finished_at__gt=run.finished_at).count()
@@ -184,7 +240,89 @@ def run_trial(kind: str, run: Run, redis_url: str, workdir: Path, timeout: float
         seconds=round(time.monotonic() - started, 1),
         killed=killed,
         crowd=crowd,
+        stuck=stuck,
+        failure_reason=run.failure_reason,
+        overall=run.overall,
+        phase_scores=dict(run.phase_results.values_list("phase", "score")),
     )
+
+
+def _kill_worker_processes(kind: str, first, tmp: Path) -> tuple[list[int], int]:
+    horses = work_horses({first.pid})
+    assert len(horses) == 1, f"expected one work-horse, found {horses}"
+    killed = {"main": [first.pid], "horse": horses, "both": [first.pid, *horses]}[kind]
+    running_jvms = jvms_under(tmp)
+    for pid in killed:
+        _kill(pid)
+    orphans = 0
+    if kind != "main":
+        # The horse is gone: its JVMs must go with it, not run on until their limits.
+        time.sleep(ORPHAN_GRACE_SECONDS)
+        orphans = len(set(running_jvms) & set(jvms_under(tmp)))
+    return killed, orphans
+
+
+def _strike_mid_run(kind: str, servers: Servers, tmp: Path):
+    """Strike a run in the middle of a TLC call; what heals the fault later, if anything."""
+    if kind == "jvm":  # as the kernel's out-of-memory killer would
+        for pid in jvms_under(tmp):
+            _kill(pid)
+    elif kind == "redis":
+        servers.redis.restart()
+    elif kind == "postgres":
+        servers.postgres.restart()
+    elif kind == "scratch":
+        return _fill(tmp)
+    return None
+
+
+def _fill(folder: Path):
+    """Fill the tmpfs at `folder` up to its last byte; returns what frees it again."""
+    filler = folder / "filler"
+    with open(filler, "wb") as out:
+        try:
+            while True:
+                out.write(b"\0" * (1 << 20))
+                out.flush()
+        except OSError:
+            pass
+    return lambda: filler.unlink(missing_ok=True)
+
+
+def _strike_before_the_job(kind: str, run: Run, servers: Servers, new_worker, workers) -> None:
+    if kind == "redis-at-submit":
+        servers.redis.stop()
+        enqueue_run(run)  # stays QUEUED, nothing lost: the reaper enqueues it
+        servers.redis.start()
+        new_worker()
+        return
+    # The worker takes the job while the database is down: the job fails before its claim.
+    servers.postgres.stop()
+    queueing._dispatch(run.pk, run.attempts + 1)
+    new_worker()
+    try:
+        workers[-1].wait(timeout=120)
+    finally:
+        servers.postgres.start()
+
+
+def _refresh(run: Run) -> bool:
+    """`run.refresh_from_db()`; False while the database does not answer."""
+    try:
+        run.refresh_from_db()
+    except DATABASE_DOWN:
+        connection.close()
+        return False
+    return True
+
+
+def _reap() -> bool:
+    try:
+        reap_stale_runs()
+    except DATABASE_DOWN:
+        connection.close()
+        return False
+    return True
 
 
 def _describe(pid: int) -> str:

@@ -20,7 +20,7 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-from leaderboard.scoring.processes import descendants
+from leaderboard.scoring.processes import descendants, start_time
 
 REPO = Path(__file__).resolve().parent.parent
 CLAIM_KEY = "sysmobench-tests:claimed-by"
@@ -108,9 +108,13 @@ def kill_worker(proc: subprocess.Popen) -> None:
 
     The sandbox starts each JVM in a session of its own, so killing the worker's group would
     orphan it; its process groups are collected first and killed too (all started by this test).
+    Returns once every one of them has exited: the work-horse is not the worker's `wait`ed child,
+    and on a busy machine it may take seconds to die after the worker itself.
     """
+    found = [(pid, start_time(pid)) for pid in [proc.pid, *descendants(proc.pid)]]
+    killed = [(pid, started) for pid, started in found if started is not None]
     groups = {proc.pid}
-    for pid in descendants(proc.pid):
+    for pid, _ in killed:
         try:
             groups.add(os.getpgid(pid))
         except ProcessLookupError:
@@ -121,6 +125,7 @@ def kill_worker(proc: subprocess.Popen) -> None:
         except ProcessLookupError:
             pass
     proc.wait(timeout=30)
+    wait_for(lambda: all(start_time(pid) != started for pid, started in killed), 30)
 
 
 def worker_output(proc: subprocess.Popen) -> str:

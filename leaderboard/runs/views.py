@@ -6,6 +6,7 @@ is a 404 (not a 403, which would confirm that it exists).
 
 import csv
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -40,6 +41,7 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
     )
     context["queue_position"] = _position(run)
     context["disclosure"] = disclosure.describe(run)
+    context["max_attempts"] = settings.SCORING_MAX_ATTEMPTS
     context["is_mine"] = request.user.is_authenticated and run.submitter_id == request.user.pk
     return render(request, "leaderboard/run_detail.html", context)
 

@@ -24,7 +24,7 @@ from datetime import timedelta
 from typing import TypeVar
 
 from django.conf import settings
-from django.db import models, transaction
+from django.db import InterfaceError, OperationalError, connection, models, transaction
 from django.db.models import F, Value
 from django.db.models.functions import Concat
 from django.utils import timezone
@@ -43,6 +43,7 @@ from evaluation.surface import (
     parse_adapter,
 )
 from leaderboard.models import (
+    REQUEUED,
     ActionResult,
     AttemptLost,
     InvariantResult,
@@ -65,16 +66,19 @@ class RunSetupError(Exception):
 # The job
 
 LOST = "lost"
+DATABASE_LOST = (OperationalError, InterfaceError)
 
 
 def evaluate_run(run_id: int) -> str:
     """Score one run; returns the final status, 'skipped' when there was nothing to claim, or
     'lost' when the run was taken from this attempt (re-queued) before it ended."""
+    # Before the claim: a horse that dies between taking the job and claiming is judged by
+    # its own pid too (the reaper then gives the QUEUED run a new job).
+    _announce_scorer()
     run = Run.objects.select_related("task").filter(pk=run_id).first()
     if run is None or not run.claim():
         log.info("run %s: nothing to claim (missing, or already taken)", run_id)
         return "skipped"
-    _announce_scorer()
     try:
         return _score(run)
     except AttemptLost:
@@ -113,6 +117,14 @@ def _score(run: Run) -> str:
         raise
     except InfrastructureFailure as exc:
         return _retry_or_give_up(run, exc)
+    except DATABASE_LOST as exc:
+        # A lost connection is the machine's, like a killed JVM. The broken connection is
+        # dropped so the retry opens a new one; if the database is still down the retry raises
+        # too, the job fails, and the reaper re-queues the run once it answers again.
+        connection.close()
+        return _retry_or_give_up(
+            run, InfrastructureFailure(f"the database connection was lost ({exc})")
+        )
     except PhaseCrashed as exc:
         log.exception("run %s: %s", run.pk, exc)
         return _fail(run, f"{exc}. This is a scorer problem, not your spec; it will be looked at.")
@@ -155,7 +167,7 @@ def _retry_or_give_up(run: Run, failure: InfrastructureFailure) -> str:
     scored: a failed run has no overall and is on no board."""
     log.warning("run %s: attempt %s: %s", run.pk, run.attempts, failure)
     if run.attempts < settings.SCORING_MAX_ATTEMPTS:
-        why = f"attempt {run.attempts}: {failure}; not the spec's result, re-queued"
+        why = f"attempt {run.attempts}: {failure}; not the spec's result, {REQUEUED}"
         if not requeue_attempt(run, why):
             raise AttemptLost(run.pk, run.attempts)
         return Run.Status.QUEUED

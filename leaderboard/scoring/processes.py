@@ -43,9 +43,34 @@ def is_local(who: dict) -> bool:
 
 
 def alive(who: dict) -> bool:
-    """Whether the process `identity()` described still runs (same host only)."""
+    """Whether the process `identity()` described still runs (same host only). A process that
+    was SIGKILLed but has not finished exiting is not: on a busy machine the kernel may take
+    seconds to tear a large work-horse down, and it can never run another line of its own."""
     started = who.get("start")
-    return started is not None and start_time(int(who["pid"])) == started
+    pid = int(who["pid"])
+    return started is not None and start_time(pid) == started and not dying(pid)
+
+
+# Field 9 of /proc/<pid>/stat: the kernel sets PF_EXITING once the process has begun to exit.
+PF_EXITING = 0x4
+SIGKILL_BIT = 1 << (signal.SIGKILL - 1)
+
+
+def dying(pid: int) -> bool:
+    """Whether `pid` has begun to exit or has a SIGKILL pending (which nothing can block)."""
+    try:
+        fields = (PROC / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()
+        status = (PROC / str(pid) / "status").read_text()
+    except (OSError, IndexError):
+        return True
+    if int(fields[6]) & PF_EXITING:
+        return True
+    pending = (
+        int(line.split(":", 1)[1], 16)
+        for line in status.splitlines()
+        if line.startswith(("SigPnd:", "ShdPnd:"))
+    )
+    return any(mask & SIGKILL_BIT for mask in pending)
 
 
 def stop(who: dict) -> list[int]:

@@ -2,9 +2,10 @@
 
 `enqueue_run(run)` is the one seam views, the API, the reaper and tests go through. The job id is
 derived from the run and its attempt (`run-<pk>-<attempt>`) so the reaper can find the job of a
-RUNNING run without storing anything extra. When Redis does not answer (or RQ_FORCE_INLINE is
-set) the job runs in a background thread of this process: a local demo convenience, logged as
-such, never how production scores.
+RUNNING run without storing anything extra. With RQ_FORCE_INLINE set (the demo sets it when it
+finds no Redis) the job runs in a background thread of this process: a local demo convenience,
+logged as such, never how production scores. Otherwise a run whose enqueue fails (Redis down or
+gone mid-call) stays QUEUED with nothing lost: the reaper gives it its job once Redis answers.
 """
 
 from __future__ import annotations
@@ -61,15 +62,24 @@ def enqueue_run(run: Run) -> None:
 
 
 def _dispatch(run_id: int, attempt: int) -> None:
-    if not settings.RQ_FORCE_INLINE and redis_answers():
-        queue = django_rq.get_queue(QUEUE_NAME, commit_mode="auto")
-        queue.enqueue(JOB_PATH, run_id, job_id=job_id(run_id, attempt))
+    if settings.RQ_FORCE_INLINE:
+        log.warning(
+            "run %s: RQ_FORCE_INLINE is set, scoring in a background thread of this process "
+            "(demo only)",
+            run_id,
+        )
+        threading.Thread(target=_run_inline, args=(run_id,), name=f"score-run-{run_id}").start()
         return
-    why = "RQ_FORCE_INLINE is set" if settings.RQ_FORCE_INLINE else "Redis does not answer"
+    try:
+        if redis_answers():
+            queue = django_rq.get_queue(QUEUE_NAME, commit_mode="auto")
+            queue.enqueue(JOB_PATH, run_id, job_id=job_id(run_id, attempt))
+            return
+    except (RedisError, OSError) as exc:
+        log.warning("run %s: enqueue failed (%s)", run_id, exc)
     log.warning(
-        "run %s: %s, scoring in a background thread of this process (demo only)", run_id, why
+        "run %s: Redis does not answer; it stays queued until the reaper enqueues it", run_id
     )
-    threading.Thread(target=_run_inline, args=(run_id,), name=f"score-run-{run_id}").start()
 
 
 def _run_inline(run_id: int) -> None:

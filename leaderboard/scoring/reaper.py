@@ -1,8 +1,10 @@
-"""The reaper: recover RUNNING runs whose scoring worker died.
+"""The reaper: recover runs whose rq job died, whichever way it died.
 
-`reap_stale_runs()` re-queues them (bounded by SCORING_MAX_ATTEMPTS) or fails them with a reason,
-and gives QUEUED runs whose rq job vanished their job back. Every state change is a conditional
-UPDATE, so it is safe to run at any time and from several machines.
+`reap_stale_runs()` re-queues RUNNING runs whose attempt died (bounded by SCORING_MAX_ATTEMPTS)
+or fails them with a reason, and gives a QUEUED run whose job will never claim it (missing,
+failed, stopped, or started on a worker that is gone) a new job. Every state change is a
+conditional UPDATE and a duplicate job finds nothing to claim, so it is safe to run at any time
+and from several machines.
 """
 
 from __future__ import annotations
@@ -14,11 +16,12 @@ from django.conf import settings
 from django.utils import timezone
 from redis import Redis
 from rq.exceptions import NoSuchJobError
-from rq.job import Job
+from rq.job import Job, JobStatus
+from rq.registry import StartedJobRegistry
 from rq.worker import Worker
 
 from evaluation.surface import pid_alive
-from leaderboard.models import Run
+from leaderboard.models import REQUEUED, Run
 from leaderboard.scoring import processes, queueing
 from leaderboard.scoring.jobs import append_log, requeue_attempt
 
@@ -39,6 +42,8 @@ def reap_stale_runs(now: datetime | None = None) -> dict[str, list[int]]:
     now = now or timezone.now()
     stale_before = now - timedelta(seconds=settings.SCORING_STALE_AFTER_SECONDS)
     redis = _redis_or_none()
+    if redis is not None:
+        _let_rq_mark_abandoned_jobs(redis)
     outcome: dict[str, list[int]] = {"requeued": [], "failed": [], "reenqueued": []}
     for run in Run.objects.running().order_by("pk"):
         job = _job_or_none(redis, run)
@@ -46,7 +51,7 @@ def reap_stale_runs(now: datetime | None = None) -> dict[str, list[int]]:
             continue
         _stop_attempt(run, job)
         if run.attempts < settings.SCORING_MAX_ATTEMPTS:
-            if requeue_attempt(run, f"the worker of attempt {run.attempts} died; re-queued"):
+            if requeue_attempt(run, f"the worker of attempt {run.attempts} died; {REQUEUED}"):
                 outcome["requeued"].append(run.pk)
         elif run.fail(
             f"the scoring worker stopped without finishing {run.attempts} time(s) "
@@ -59,17 +64,24 @@ def reap_stale_runs(now: datetime | None = None) -> dict[str, list[int]]:
     return outcome
 
 
+def _let_rq_mark_abandoned_jobs(redis: Redis) -> None:
+    # rq's own judgment of a started job whose worker stopped sending heartbeats (its entry in
+    # the started registry expired): the job becomes FAILED, which the checks below read.
+    StartedJobRegistry(queueing.QUEUE_NAME, connection=redis).cleanup()
+
+
 def _redis_or_none() -> Redis | None:
     if settings.RQ_FORCE_INLINE or not queueing.redis_answers():
         return None
     return queueing.redis_connection()
 
 
-def _job_or_none(redis: Redis | None, run: Run) -> Job | None:
+def _job_or_none(redis: Redis | None, run: Run, attempt: int | None = None) -> Job | None:
+    """The rq job of `run`'s `attempt` (its current one by default)."""
     if redis is None:
         return None
     try:
-        return Job.fetch(queueing.job_id(run.pk, run.attempts), connection=redis)
+        return Job.fetch(queueing.job_id(run.pk, attempt or run.attempts), connection=redis)
     except NoSuchJobError:
         return None
 
@@ -114,13 +126,31 @@ def _stop_attempt(run: Run, job: Job | None) -> None:
         append_log(run, f"stopped attempt {run.attempts} (pid {scorer['pid']}) before re-queueing")
 
 
+# A job in one of these states has ended (or was stopped) without claiming its QUEUED run.
+ENDED = {JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED, JobStatus.FINISHED}
+
+
 def _reenqueue_lost(redis: Redis, now: datetime) -> list[int]:
-    """QUEUED runs older than a minute with no rq job behind them get their job back."""
+    """QUEUED runs older than a minute whose rq job will never claim them get a new job: the
+    job is missing (Redis lost it, or the enqueue never happened: Redis was down at submission),
+    ended without claiming (a worker took it while the database was down: it raised before the
+    claim), or started on a worker that is gone (killed between taking the job and claiming)."""
     lost = []
     for run in Run.objects.queued().filter(created_at__lt=now - timedelta(minutes=1)):
-        try:
-            Job.fetch(queueing.job_id(run.pk, run.attempts + 1), connection=redis)
-        except NoSuchJobError:
-            queueing.enqueue_run(run)
-            lost.append(run.pk)
+        job = _job_or_none(redis, run, run.attempts + 1)
+        if job is not None and not _never_claims(job):
+            continue
+        if not Run.objects.queued().filter(pk=run.pk, attempts=run.attempts).exists():
+            continue  # claimed meanwhile: its job was alive after all
+        if job is not None:
+            job.delete()  # out of the failed registry: the new job takes its id
+        queueing.enqueue_run(run)
+        lost.append(run.pk)
     return lost
+
+
+def _never_claims(job: Job) -> bool:
+    status = job.get_status(refresh=True)
+    if status in ENDED:
+        return True
+    return status == JobStatus.STARTED and attempt_is_dead(job)
