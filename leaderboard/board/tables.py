@@ -16,6 +16,7 @@ from leaderboard.board.aggregate import (
     PHASES,
     Board,
     TaskColumn,
+    get_board,
     records,
 )
 from leaderboard.board.forms import TEXT_SORTS
@@ -23,7 +24,7 @@ from leaderboard.board.memo import LocalMemo
 from leaderboard.board.policy import POLICIES, PUBLISHED_TABLES, REPORTED_NOTE
 from leaderboard.board.uncertainty import CONFIDENCE, RESAMPLES
 from leaderboard.models import ModelUnderTest
-from leaderboard.web.rounding import CELL, MEAN, figure, percent_text
+from leaderboard.web.rounding import CELL, figure, percent_text
 
 NOT_SUBMITTED = "not submitted"
 NOT_PUBLISHED = "n not published"
@@ -200,7 +201,21 @@ def model_summary(board: Board, model_id: int) -> Row | None:
     return _board_row(board, records(match)[0], run_url_maker())
 
 
+def published_summaries(model_id: int) -> list[Row]:
+    """The model's overall and phase means under each published table (its own weights, the
+    default policy); empty when it has no cell on either."""
+    summaries = []
+    for key, table in PUBLISHED_TABLES.items():
+        row = model_summary(get_board(published=key), model_id)
+        if row is not None:
+            summaries.append({"key": key, "title": table.title, "source": table.source,
+                              "differs": table.differs, "overall_text": row["overall_text"],
+                              "phases": row["phases"], "rank": row["rank"]})  # fmt: skip
+    return summaries
+
+
 def _board_row(board: Board, row: Row, url_for: RunUrl) -> Row:
+    mean = PUBLISHED_TABLES[board.published].mean_rounding
     rank = int(row["rank"])
     official = int(board.official_rank.get(row["model_id"], rank))
     entry = {
@@ -216,9 +231,9 @@ def _board_row(board: Board, row: Row, url_for: RunUrl) -> Row:
         "kind_label": KIND_LABELS.get(row["kind"], row["kind"]),
         "provenance": row["provenance"],
         "overall": row["overall"],
-        "overall_figure": figure(row["overall"], MEAN),
-        "overall_text": percent_text(row["overall"], MEAN),
-        "overall_ci": (ci := _interval(row["overall_ci_low"], row["overall_ci_high"], MEAN)),
+        "overall_figure": figure(row["overall"], mean),
+        "overall_text": percent_text(row["overall"], mean),
+        "overall_ci": (ci := _interval(row["overall_ci_low"], row["overall_ci_high"], mean)),
         "overall_ci_text": "" if ci is None else _interval_text(ci).removeprefix("95% CI "),
         "rank_range": [int(row["rank_best"]), int(row["rank_worst"])],
         "tie": bool(row["tie"]),
@@ -226,8 +241,8 @@ def _board_row(board: Board, row: Row, url_for: RunUrl) -> Row:
             {
                 "phase": p,
                 "value": _nan_to_none(row[p]),
-                "figure": figure(row[p], MEAN),
-                "text": percent_text(row[p], MEAN),
+                "figure": figure(row[p], mean),
+                "text": percent_text(row[p], mean),
             }
             for p in PHASES
         ],

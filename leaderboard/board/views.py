@@ -180,6 +180,7 @@ def model_detail(request: HttpRequest, slug: str) -> HttpResponse:
     context = {
         "model": model,
         "summary": summary,
+        "published_tables": tables.published_summaries(model.pk),
         "task_rows": task_rows,
         "harness_note": any(row.get("harness_p3") for row in task_rows),
         # The history lists every run; these are the ones the board counts: each approved
