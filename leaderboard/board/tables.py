@@ -21,7 +21,7 @@ from leaderboard.board.aggregate import (
 )
 from leaderboard.board.forms import TEXT_SORTS
 from leaderboard.board.memo import LocalMemo
-from leaderboard.board.policy import POLICIES, PUBLISHED_TABLES, REPORTED_NOTE
+from leaderboard.board.policy import DEFAULT_TABLE, POLICIES, PUBLISHED_TABLES, REPORTED_NOTE
 from leaderboard.board.uncertainty import CONFIDENCE, RESAMPLES
 from leaderboard.models import ModelUnderTest
 from leaderboard.web.rounding import CELL, figure, percent_text
@@ -201,12 +201,13 @@ def model_summary(board: Board, model_id: int) -> Row | None:
     return _board_row(board, records(match)[0], run_url_maker())
 
 
-def published_summaries(model_id: int) -> list[Row]:
+def published_summaries(model_id: int, site: Row | None = None) -> list[Row]:
     """The model's overall and phase means under each published table (its own weights, the
-    default policy); empty when it has no cell on either."""
+    default policy); `site` is its row on the default board when the caller has it already."""
     summaries = []
     for key, table in PUBLISHED_TABLES.items():
-        row = model_summary(get_board(published=key), model_id)
+        known = site if key == DEFAULT_TABLE and site is not None else None
+        row = known or model_summary(get_board(published=key), model_id)
         if row is not None:
             summaries.append({"key": key, "title": table.title, "source": table.source,
                               "differs": table.differs, "overall_text": row["overall_text"],

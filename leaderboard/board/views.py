@@ -38,8 +38,10 @@ def _board_query(request: HttpRequest) -> tuple[BoardQueryForm, Board, list[dict
         organisations=sorted(official.rows.organisation.unique()),
         task_slugs=[t["slug"] for t in official.tasks],
     )
-    policy, published = form.value("policy"), form.value("published")
-    board = get_board(form.value("w"), policy, published)
+    weights, policy, published = form.value("w"), form.value("policy"), form.value("published")
+    default = weights is None and policy == DEFAULT_POLICY and published == DEFAULT_TABLE
+    # The default board is the one just read: no second look at the cache and the runs' stamp.
+    board = official if default else get_board(weights, policy, published)
     rows = tables.filter_rows(tables.leaderboard_rows(board), form.value("kind"), form.value("org"))
     return form, board, tables.sort_rows(rows, form.value("sort"))
 
@@ -180,7 +182,7 @@ def model_detail(request: HttpRequest, slug: str) -> HttpResponse:
     context = {
         "model": model,
         "summary": summary,
-        "published_tables": tables.published_summaries(model.pk),
+        "published_tables": tables.published_summaries(model.pk, summary),
         "task_rows": task_rows,
         "harness_note": any(row.get("harness_p3") for row in task_rows),
         # The history lists every run; these are the ones the board counts: each approved
