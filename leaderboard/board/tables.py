@@ -151,16 +151,17 @@ def _row_html(r: Row, cells: list[Row], custom: bool) -> str:
     best, worst = r["rank_range"]
     span = f"{best}" if best == worst else f"{best}–{worst}"
     tie = format_html(' <span class="tie" title="{}">tie</span>', TIE_TITLE) if r["tie"] else ""
+    tied = format_html(' class="{}"', "tied") if r["tie"] else ""
     return format_html(
-        '<tr data-model="{}" class="{}"><td class="num rank">{}'
+        '<tr data-model="{}"{}><td class="num rank">{}'
         '<small class="rank-range" title="rank range [best, worst] from the 95% intervals">'
         "{}</small>{}</td>{}"
         '<td class="model"><a href="{}">{}</a><span class="org">{} · {}</span></td>'
         '<td class="num overall"><strong>{}</strong><small class="ci">{}</small></td>{}{}'
         '<td class="source"><span class="badge {}" title="{}">{}</span></td></tr>',
-        r["slug"], "tied" if r["tie"] else "", r["rank"], span, tie, delta, r["url"], r["name"],
-        r["organisation"], r["kind_label"], r["overall_text"], r["overall_ci_text"], phases,
-        cells_html, r["provenance"], SOURCE_TITLES.get(r["provenance"], ""), r["provenance"],
+        r["slug"], tied, r["rank"], span, tie, delta, r["url"], r["name"], r["organisation"],
+        r["kind_label"], r["overall_text"], r["overall_ci_text"], phases, cells_html,
+        r["provenance"], SOURCE_TITLES.get(r["provenance"], ""), r["provenance"],
     )  # fmt: skip
 
 

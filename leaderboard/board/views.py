@@ -7,6 +7,7 @@ import pandas as pd
 from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
+from django.utils.http import urlencode
 
 from leaderboard.board import charts, tables
 from leaderboard.board.aggregate import (
@@ -20,7 +21,7 @@ from leaderboard.board.aggregate import (
     records,
 )
 from leaderboard.board.forms import BoardQueryForm
-from leaderboard.board.policy import DEFAULT_POLICY, DEFAULT_TABLE
+from leaderboard.board.policy import BEST, DEFAULT_POLICY, DEFAULT_TABLE, PUBLISHED_TABLES
 from leaderboard.compare.overview import featured
 from leaderboard.models import ModelUnderTest, Run, Task, TraceCorpus
 from leaderboard.tasks.info import contract_info, render_markdown, trace_status
@@ -63,6 +64,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
         "weights": list(zip([PHASE_LABELS[p] for p in PHASES], board.weights, strict=True)),
         "official_weights": ",".join(f"{w:g}" for w in board.table_weights),
         "declared": tables.declaration(board),
+        "switch": _switch_links(request),
         "weights_text": ",".join(f"{w:g}" for w in board.weights),
         "funnel_stages": FUNNEL_STAGES,
         "funnel_rows": funnel_rows,
@@ -72,6 +74,16 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
         "featured": featured(board if _is_default(board) else None),
     }
     return render(request, "leaderboard/board_leaderboard.html", context)
+
+
+def _switch_links(request: HttpRequest) -> dict[str, str]:
+    """The board's query with one choice changed: `best` policy, or each published table."""
+
+    def changed(**values: str) -> str:
+        query: dict[str, str] = {k: str(v) for k, v in request.GET.items() if v and k not in values}
+        return "?" + urlencode({**query, **values})
+
+    return {"best": changed(policy=BEST)} | {t: changed(published=t) for t in PUBLISHED_TABLES}
 
 
 def _is_default(board: Board) -> bool:
