@@ -87,6 +87,11 @@ class BothPublishedTables(TestCase):
         self.assertContains(site, "repaired copy")
         self.assertContains(site, 'href="?published=paper"')
 
+    def test_switching_the_table_keeps_the_other_parameters(self):
+        page = self.client.get(reverse("leaderboard"), {"org": "Google", "policy": "best"})
+        self.assertContains(page, 'href="?org=Google&amp;policy=best&amp;published=paper"')
+        self.assertNotContains(page, "Compare like with like")
+
     def test_the_model_page_shows_both_tables(self):
         gemini = ModelUnderTest.objects.get(name="Gemini 3.1 Pro")
         page = self.client.get(gemini.get_absolute_url()).content.decode()
