@@ -143,8 +143,9 @@ def leaderboard_export(request: HttpRequest, fmt: str) -> HttpResponse:
         "errors": {field: list(errors) for field, errors in form.errors.items()},
         "tasks": [{"slug": t["slug"], "name": t["name"], "kind": t["kind"]} for t in board.tasks],
         "note": (
-            "Scores are 0..1, rounded as SysMoBench published them: task scores once to 3 "
-            "decimals, means first to 4 and then to 3. A task with no run is null and counts 0."
+            "Scores are 0..1, rounded as the chosen SysMoBench table published them: task "
+            "scores once to 3 decimals; means first to 4 and then to 3 in the site's table, "
+            "once to 3 in the paper's. A task with no run is null and counts 0."
         ),
         "models": [
             {
