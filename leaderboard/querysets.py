@@ -9,7 +9,7 @@ lives here and nowhere else.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, TypedDict, cast
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
@@ -125,6 +125,34 @@ class RunQuerySet(models.QuerySet["Run"]):
             phase_result.objects.filter(run__in=self.on_board()).values(
                 "run_id", "phase", "status", "score"
             )
+        )
+
+    def board_published_figures(self, table: str) -> dict[int, dict[str, float | None]]:
+        """Run id -> {phase: score} of the reported runs on the board that carry the figures
+        of published table `table` (fixtures/build_published.py writes them)."""
+        rows = self.on_board().reported().filter(fingerprint__has_key=table)
+        return {
+            pk: fingerprint[table]["phases"]
+            for pk, fingerprint in rows.values_list("id", "fingerprint")
+        }
+
+    def board_unit_rows(
+        self, run_ids: list[int]
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """What a one-run interval resamples, for the runs `run_ids`: the conformance action
+        rows (run_id, passed, total, detail) and the invariant rows (run_id, verdict) of their
+        phases that ran. Two queries whatever the number of runs."""
+        if not run_ids:
+            return [], []
+        phase_result = cast("type[PhaseResult]", self.model.phase_results.rel.related_model)
+        ran = phase_result.objects.filter(run_id__in=run_ids, status="ran")
+        actions = ran.filter(phase="conformance").values(
+            "run_id", "action_results__passed", "action_results__total", "action_results__detail"
+        )
+        invariants = ran.filter(phase="invariant").values("run_id", "invariant_results__verdict")
+        return (
+            [dict(a) for a in actions if a["action_results__total"]],
+            [dict(i) for i in invariants if i["invariant_results__verdict"]],
         )
 
     def board_stamp(self) -> tuple:

@@ -228,17 +228,19 @@ class PublishedBoardPageTests(TestCase):
 
 
 class ModelHistoryTest(WorldTestCase):
-    """Issue 10 (board rule): the best verified run counts; the model page shows the others."""
+    """Issue 22 (board rule): the cell is the mean of every approved verified run, so the model
+    page marks each of them as counted, and not a run that waits for review."""
 
-    def test_the_model_page_lists_every_run_and_marks_the_one_that_counts(self):
+    def test_the_model_page_lists_every_run_and_marks_the_ones_that_count(self):
         worse = make_run(self.model_a, self.spin, {"syntax": 1.0, "runtime": 1.0})
         best = make_run(self.model_a, self.spin, FULL)
+        pending = make_run(self.model_a, self.spin, FULL, review=Run.Review.PENDING)
         latest = make_run(self.model_a, self.spin, {"syntax": 1.0})
         response = self.client.get(reverse("model_detail", args=["model-a"]))
-        self.assertEqual(response.context["counted"], {best.pk})
+        self.assertEqual(response.context["counted"], {worse.pk, best.pk, latest.pk})
         listed = [run.pk for run, _, _ in response.context["runs"]]
-        self.assertEqual(sorted(listed), sorted([worse.pk, best.pk, latest.pk]))
+        self.assertEqual(sorted(listed), sorted([worse.pk, best.pk, pending.pk, latest.pk]))
         rows = response.content.decode().split('<table class="runs">', 1)[1].split("<tr>")[1:]
         marked = [row for row in rows if 'class="badge counted"' in row]
-        self.assertEqual(len(marked), 1)
-        self.assertIn(f">#{best.pk}<", marked[0])
+        self.assertEqual(len(marked), 3)
+        self.assertFalse(any(f">#{pending.pk}<" in row for row in marked))

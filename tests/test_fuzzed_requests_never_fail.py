@@ -76,15 +76,17 @@ SLUGS = ["\x00", "a\x00", "model-a", "gemini-3-1-pro", "", "-", "²", "x" * 300]
 # Values aimed at what each parameter feeds (weights parsing, id lookups, slug queries).
 AIMED = {"w": WEIGHTS, "run_a": IDS, "run_b": IDS, "from": IDS, "a": SLUGS, "b": SLUGS,
          "model": SLUGS, "task": SLUGS, "sort": ["-overall", "--", "spin", "²", "\x00", "-"],
-         "kind": ["llm", "\x00", "x"], "org": ["Org A", "\x00", "'"]}  # fmt: skip
+         "kind": ["llm", "\x00", "x"], "org": ["Org A", "\x00", "'"],
+         "policy": ["best", "first", "\x00", "MEAN", ""],
+         "published": ["paper", "site", "\x00", "Paper", "x" * 300]}  # fmt: skip
 ROUTE_PARAMS = (
     ("compare/", ("a", "b", "run_a", "run_b")),
     ("^compare", ("a", "b", "run_a", "run_b")),
     ("submit/", ("from", "task", "model")),
     ("runs/", ("all_windows",)),
-    ("api/v1/leaderboard", ("w", "w", "sort", "kind", "org")),
-    ("^leaderboard", ("w", "w", "sort", "kind", "org")),
-    ("", ("w", "w", "sort", "kind", "org", "next")),
+    ("api/v1/leaderboard", ("w", "w", "sort", "kind", "org", "policy", "published")),
+    ("^leaderboard", ("w", "w", "sort", "kind", "org", "policy", "published")),
+    ("", ("w", "w", "sort", "kind", "org", "next", "policy", "published")),
 )
 FORM_FIELDS = ("task", "model", "new_model_name", "new_model_organisation", "new_model_kind",
                "spec_text", "adapter_text", "username", "password", "password1", "password2",

@@ -5,8 +5,15 @@ Rules (docs/BENCHMARK_RULES.md §1):
 - cell = w1·P1 + w2·P2 + w3·P3 + w4·P4 for the run that counts for (model, task); a phase with
   no result, a result without a score (skipped, error), or a result with status `timeout`
   counts 0 (evaluation.scoring.TIMEOUT_RULE: the same rule as `composite`).
-- the run that counts: the best verified finished run (by the cell score under the weights in
-  use; the newest wins a tie), otherwise the newest reported run.
+- the runs that count (the declared policy, `leaderboard/board/policy.py`): by default the mean
+  over all approved verified finished runs of (model, task), cell by cell and phase by phase;
+  `best` takes the best run (by the cell score under the weights in use; the newest wins a
+  tie), `first` the earliest. `n` is how many verified runs the cell had. With no verified run
+  the newest reported run counts; its n is not published (None).
+- intervals and rank ranges: `leaderboard/board/uncertainty.py`.
+- the published table (`?published=`): reported cells take the figures of that table (the
+  site's, in the phase results; the paper's, in the run's fingerprint), and the board's weights
+  default to that table's.
 - a model's overall = mean of its cells over ALL tasks; a task with no run counts 0 and is shown
   as "not submitted". Per-phase means are taken the same way.
 - N/A: a verified run of a task without trace data has conformance status "n/a". Such a phase is
@@ -38,8 +45,19 @@ from evaluation.surface import (  # noqa: F401
     cell_score,
     normalise_weights,
 )
+from leaderboard.board import uncertainty
 from leaderboard.board.generation import generation
 from leaderboard.board.memo import LocalMemo
+from leaderboard.board.policy import (
+    BEST,
+    DEFAULT_POLICY,
+    DEFAULT_TABLE,
+    FIRST,
+    MEAN,
+    POLICIES,
+    PUBLISHED_TABLES,
+    SITE,
+)
 from leaderboard.models import ModelUnderTest, Run, Task
 from leaderboard.querysets import BoardPhaseRow, BoardRunRow
 
@@ -87,6 +105,8 @@ class Board:
     rows: pd.DataFrame
     cells: pd.DataFrame
     official_rank: dict[int, int] = field(default_factory=dict)
+    policy: str = DEFAULT_POLICY
+    published: str = DEFAULT_TABLE
     # The cache key this board is stored under: what is derived from it can be cached alongside.
     key: str = ""
     # Both derived from `cells` once, in __post_init__.
@@ -100,6 +120,15 @@ class Board:
 
     def cell(self, model_id: int, task_id: int) -> dict[str, Any] | None:
         return self._cell_index.get((int(model_id), int(task_id)))
+
+    @property
+    def custom(self) -> bool:
+        """Weights other than the published table's own (the page then shows Δ rank)."""
+        return normalise_weights(self.weights) != normalise_weights(self.table_weights)
+
+    @property
+    def table_weights(self) -> Weights:
+        return normalise_weights(PUBLISHED_TABLES[self.published].weights)
 
     def funnel(self) -> pd.DataFrame:
         """Per model, how many tasks survive each gated stage (an N/A phase lets a task through)."""
@@ -152,15 +181,43 @@ def _run_frame(
     return frame
 
 
-def _counted_cells(frame: pd.DataFrame) -> pd.DataFrame:
-    """Best verified run per (model, task), else the newest reported one."""
+def _newest_first(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame.sort_values(["created_at", "run_id"], ascending=False)
+
+
+def _verified_cells(verified: pd.DataFrame, policy: str) -> pd.DataFrame:
+    """One row per (model, task) under the policy, with `n`, the number of runs it had."""
+    keys = ["model_id", "task_id"]
+    if policy == BEST:
+        ordered = verified.sort_values(
+            ["overall", "created_at", "run_id"], ascending=[False, False, False]
+        )
+    elif policy == FIRST:
+        ordered = verified.sort_values(["created_at", "run_id"])
+    else:
+        ordered = _newest_first(verified)
+    cells = ordered.drop_duplicates(keys).set_index(keys)
+    grouped = verified.groupby(keys)
+    if policy == MEAN:
+        # The cell links to its newest run and shows that run's phase statuses; its numbers
+        # are the means (a phase N/A in every run stays N/A).
+        cells["overall"] = grouped.overall.mean()
+        for phase in PHASES:
+            cells[phase] = grouped[phase].mean()
+    cells["n"] = grouped.size().astype(float)
+    return cells.reset_index()
+
+
+def _counted_cells(frame: pd.DataFrame, policy: str = DEFAULT_POLICY) -> pd.DataFrame:
+    """The verified cells under the policy; the newest reported run where there is none."""
     frame = frame.assign(is_verified=frame.provenance == "verified")
-    frame = frame.assign(rank_score=frame.overall.where(frame.is_verified, 0.0))
-    frame = frame.sort_values(
-        ["model_id", "task_id", "is_verified", "rank_score", "created_at", "run_id"],
-        ascending=[True, True, False, False, False, False],
-    )
-    return frame.drop_duplicates(["model_id", "task_id"]).drop(columns=["rank_score"])
+    verified = _verified_cells(frame[frame.is_verified], policy)
+    reported = _newest_first(frame[~frame.is_verified]).drop_duplicates(["model_id", "task_id"])
+    covered = pd.MultiIndex.from_frame(verified[["model_id", "task_id"]])
+    mine = pd.MultiIndex.from_frame(reported[["model_id", "task_id"]])
+    reported = reported[~mine.isin(covered)].assign(n=float("nan"))
+    cells = pd.concat([verified, reported], ignore_index=True)
+    return cells.sort_values(["model_id", "task_id"]).reset_index(drop=True)
 
 
 def _model_rows(cells: pd.DataFrame, models: pd.DataFrame, n_tasks: int) -> pd.DataFrame:
@@ -183,33 +240,166 @@ def _model_rows(cells: pd.DataFrame, models: pd.DataFrame, n_tasks: int) -> pd.D
     return rows.reset_index(drop=True)
 
 
-def compute_board(weights: Iterable[float | str] = OFFICIAL_WEIGHTS) -> Board:
+def _effective_weights(cell: dict[str, Any], weights: Weights) -> dict[str, float]:
+    """Each phase's share of a verified cell, for the phases a units-bootstrap may draw (ran,
+    so neither timed out, which counts 0, nor N/A, which leaves the cell)."""
+    applicable = [p for p in PHASES if cell[f"{p}_status"] != NOT_APPLICABLE]
+    total = sum(w for p, w in zip(PHASES, weights, strict=True) if p in applicable)
+    return {
+        p: w / total
+        for p, w in zip(PHASES, weights, strict=True)
+        if total > 0 and cell[f"{p}_status"] == "ran"
+    }
+
+
+def _run_units(run_ids: list[int]) -> dict[int, uncertainty.RunUnits]:
+    """Run id -> its units. An action's windows are drawn by position, so its verdicts are kept
+    as counts (passed first): which window failed does not change what a draw gives."""
+    actions, invariants = Run.objects.board_unit_rows(run_ids)
+    units: dict[int, uncertainty.RunUnits] = {}
+    for a in actions:
+        passed, total = a["action_results__passed"], a["action_results__total"]
+        refused = bool((a["action_results__detail"] or {}).get("specificity_failure"))
+        verdicts = [True] * passed + [False] * (total - passed)
+        units.setdefault(a["run_id"], uncertainty.RunUnits()).actions.append((verdicts, refused))
+    for i in invariants:
+        credited = i["invariant_results__verdict"] == "holds"
+        units.setdefault(i["run_id"], uncertainty.RunUnits()).invariants.append(credited)
+    return units
+
+
+def _cell_samples(
+    cells: pd.DataFrame, frame: pd.DataFrame, policy: str, weights: Weights
+) -> dict[tuple[int, int], Any]:
+    """The bootstrap resamples of every verified cell that has an interval; the basis of each
+    is written into `cells` (`ci_basis`)."""
+    verified = frame[frame.provenance == "verified"].sort_values(["created_at", "run_id"])
+    values = verified.groupby(["model_id", "task_id"]).overall.agg(list).to_dict()
+    by_units = [c for c in records(cells) if c["is_verified"] and (c["n"] < 2 or policy == FIRST)]
+    units = _run_units([int(c["run_id"]) for c in by_units])
+    samples: dict[tuple[int, int], Any] = {}
+    bases: dict[tuple[int, int], str] = {}
+    for c in records(cells[cells.is_verified]):
+        key = (int(c["model_id"]), int(c["task_id"]))
+        rng = uncertainty.generator(*key)
+        if c["n"] >= 2 and policy != FIRST:
+            samples[key], bases[key] = uncertainty.over_runs(values[key], policy, rng), "runs"
+            continue
+        mine = units.get(int(c["run_id"]), uncertainty.RunUnits())
+        drawn = uncertainty.over_units(c["overall"], mine, _effective_weights(c, weights), rng)
+        if drawn is not None:
+            samples[key], bases[key] = drawn, "units"
+    cells["ci_basis"] = [
+        bases.get((int(m), int(t))) for m, t in zip(cells.model_id, cells.task_id, strict=True)
+    ]
+    return samples
+
+
+def _add_intervals(
+    cells: pd.DataFrame, rows: pd.DataFrame, samples: dict[tuple[int, int], Any], n_tasks: int
+) -> None:
+    """Cell and overall intervals, rank ranges and ties, as columns of `cells` and `rows`."""
+    cell_ci = [
+        uncertainty.interval(samples.get((int(m), int(t))))
+        for m, t in zip(cells.model_id, cells.task_id, strict=True)
+    ]
+    cells["ci_low"] = [ci[0] if ci else None for ci in cell_ci]
+    cells["ci_high"] = [ci[1] if ci else None for ci in cell_ci]
+    per_model: dict[int, list[tuple[float, Any]]] = {}
+    for m, t, value in zip(cells.model_id, cells.task_id, cells.overall, strict=True):
+        per_model.setdefault(int(m), []).append((float(value), samples.get((int(m), int(t)))))
+    overall_ci = [
+        uncertainty.interval(uncertainty.overall_draws(per_model.get(int(m), []), n_tasks))
+        for m in rows.model_id
+    ]
+    rows["overall_ci_low"] = [ci[0] if ci else None for ci in overall_ci]
+    rows["overall_ci_high"] = [ci[1] if ci else None for ci in overall_ci]
+    ranges = uncertainty.rank_ranges(list(rows.overall), overall_ci)
+    rows["rank_best"] = [best for best, _ in ranges]
+    rows["rank_worst"] = [worst for _, worst in ranges]
+    rows["tie"] = uncertainty.ties(ranges)
+
+
+def _published_frame(
+    run_rows: list[BoardRunRow], phase_rows: list[BoardPhaseRow], published: str
+) -> tuple[list[BoardRunRow], list[BoardPhaseRow]]:
+    """Reported runs with the chosen table's figures: the site's are the phase results; another
+    table's are in the run's fingerprint, and a reported run without them leaves the board."""
+    if published == SITE:
+        return run_rows, phase_rows
+    figures = Run.objects.board_published_figures(published)
+    runs = [r for r in run_rows if r["provenance"] == "verified" or r["id"] in figures]
+    reported = {r["id"] for r in runs if r["provenance"] != "verified"}
+    phases: list[BoardPhaseRow] = [p for p in phase_rows if p["run_id"] not in reported]
+    for run_id in reported:
+        for phase in PHASES:
+            score = figures[run_id].get(phase)
+            status = "ran" if score is not None else "skipped"
+            phases.append({"run_id": run_id, "phase": phase, "status": status, "score": score})
+    return runs, phases
+
+
+def check_choice(policy: str, published: str) -> None:
+    if policy not in POLICIES:
+        raise ValueError(f"unknown policy {policy!r}; one of {', '.join(POLICIES)}")
+    if published not in PUBLISHED_TABLES:
+        raise ValueError(f"unknown table {published!r}; one of {', '.join(PUBLISHED_TABLES)}")
+
+
+def table_weights(weights: Iterable[float | str] | None, published: str = DEFAULT_TABLE) -> Weights:
+    """The weights in use: the given ones, else the published table's own."""
+    return normalise_weights(PUBLISHED_TABLES[published].weights if weights is None else weights)
+
+
+def compute_board(
+    weights: Iterable[float | str] | None = None,
+    policy: str = DEFAULT_POLICY,
+    published: str = DEFAULT_TABLE,
+) -> Board:
     """Compute the board from the database (uncached); see get_board()."""
-    normalised = normalise_weights(weights)
+    check_choice(policy, published)
+    normalised = table_weights(weights, published)
     tasks: list[TaskColumn] = list(Task.objects.values("id", "slug", "name", "kind", "position"))
     models = pd.DataFrame(
         list(ModelUnderTest.objects.values("id", "slug", "name", "organisation", "kind")),
         columns=["id", "slug", "name", "organisation", "kind"],
     ).rename(columns={"id": "model_id"})
     runs = Run.objects.all()
-    frame = _run_frame(runs.board_rows(), runs.board_phase_rows(), normalised)
-    cells = _counted_cells(frame).reset_index(drop=True)
-    rows = _model_rows(cells, models, max(len(tasks), 1))
-    return Board(weights=normalised, tasks=tasks, rows=rows, cells=cells)
+    run_rows, phase_rows = _published_frame(runs.board_rows(), runs.board_phase_rows(), published)
+    frame = _run_frame(run_rows, phase_rows, normalised)
+    cells = _counted_cells(frame, policy)
+    n_tasks = max(len(tasks), 1)
+    rows = _model_rows(cells, models, n_tasks)
+    samples = _cell_samples(cells, frame, policy, normalised)
+    _add_intervals(cells, rows, samples, n_tasks)
+    return Board(
+        weights=normalised,
+        tasks=tasks,
+        rows=rows,
+        cells=cells,
+        policy=policy,
+        published=published,
+    )
 
 
-def get_board(weights: Iterable[float | str] = OFFICIAL_WEIGHTS) -> Board:
-    """The board under `weights`, cached; `official_rank` maps model id -> rank under the
-    official weights so callers can show how a re-weighting moves each model."""
-    normalised = normalise_weights(weights)
+def get_board(
+    weights: Iterable[float | str] | None = None,
+    policy: str = DEFAULT_POLICY,
+    published: str = DEFAULT_TABLE,
+) -> Board:
+    """The board under `weights` (default: the published table's), the policy and the table,
+    cached with its intervals; `official_rank` maps model id -> rank under the table's own
+    weights so callers can show how a re-weighting moves each model."""
+    check_choice(policy, published)
+    normalised = table_weights(weights, published)
     # The stamp keeps per-process caches honest when the run finished in another process.
-    parts = f"{generation()}:{Run.objects.board_stamp()}:{normalised}"
+    parts = f"{generation()}:{Run.objects.board_stamp()}:{normalised}:{policy}:{published}"
     key = "board:" + hashlib.sha256(parts.encode()).hexdigest()
     board: Board | None = _LOCAL_BOARDS.get(key) or cache.get(key)
     if board is None:
-        board = compute_board(normalised)
+        board = compute_board(normalised, policy, published)
         board.key = key
-        official = board if is_official(normalised) else get_board(OFFICIAL_WEIGHTS)
+        official = board if not board.custom else get_board(None, policy, published)
         board.official_rank = dict(zip(official.rows.model_id, official.rows["rank"], strict=True))
         cache.set(key, board, _CACHE_SECONDS)
     _LOCAL_BOARDS.set(key, board)

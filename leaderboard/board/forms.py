@@ -5,7 +5,8 @@ from typing import Any
 from django import forms
 from django.http import QueryDict
 
-from leaderboard.board.aggregate import OFFICIAL_WEIGHTS, PHASES, Weights, parse_weights
+from leaderboard.board.aggregate import PHASES, Weights, parse_weights
+from leaderboard.board.policy import DEFAULT_POLICY, DEFAULT_TABLE, POLICIES, PUBLISHED_TABLES
 from leaderboard.models import ModelUnderTest
 
 # Columns whose natural first click is "highest first"; text columns sort A→Z first.
@@ -20,6 +21,14 @@ class BoardQueryForm(forms.Form):
     )
     org = forms.ChoiceField(required=False, label="Organisation")
     w = forms.CharField(required=False, label="Weights P1,P2,P3,P4")
+    policy = forms.ChoiceField(
+        required=False, label="Runs per cell", choices=[(k, k) for k in POLICIES]
+    )
+    published = forms.ChoiceField(
+        required=False,
+        label="Published table",
+        choices=[(k, f"{k}: {t.title}") for k, t in PUBLISHED_TABLES.items()],
+    )
 
     def __init__(self, data: QueryDict, *, organisations: list[str], task_slugs: list[str]):
         super().__init__(data)
@@ -34,10 +43,16 @@ class BoardQueryForm(forms.Form):
             raise forms.ValidationError(f"Unknown sort column “{sort}”.")
         return sort
 
-    def clean_w(self) -> Weights:
+    def clean_policy(self) -> str:
+        return self.cleaned_data["policy"] or DEFAULT_POLICY
+
+    def clean_published(self) -> str:
+        return self.cleaned_data["published"] or DEFAULT_TABLE
+
+    def clean_w(self) -> Weights | None:
         text = self.cleaned_data["w"].strip()
         if not text:
-            return OFFICIAL_WEIGHTS
+            return None  # the published table's own weights
         try:
             return parse_weights(text)
         except ValueError as error:
@@ -45,8 +60,15 @@ class BoardQueryForm(forms.Form):
 
     def value(self, name: str) -> Any:
         """The cleaned value, or the default when the field was invalid (the error is shown):
-        the weights for "w", a string for the others."""
-        defaults = {"sort": "rank", "kind": "", "org": "", "w": OFFICIAL_WEIGHTS}
+        the weights for "w" (None: the published table's), a string for the others."""
+        defaults = {
+            "sort": "rank",
+            "kind": "",
+            "org": "",
+            "w": None,
+            "policy": DEFAULT_POLICY,
+            "published": DEFAULT_TABLE,
+        }
         if not self.is_valid() and name in self.errors:
             return defaults[name]
         return self.cleaned_data.get(name, defaults[name])

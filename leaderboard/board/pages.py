@@ -5,6 +5,8 @@ from django.shortcuts import render
 
 from evaluation.surface import SCORER_VERSION, TIMEOUT_RULE
 from leaderboard.board.aggregate import OFFICIAL_WEIGHTS, PHASE_LABELS, PHASES
+from leaderboard.board.policy import PUBLISHED_TABLES
+from leaderboard.board.uncertainty import RESAMPLES
 from leaderboard.models import Task
 from leaderboard.tasks.info import trace_status
 
@@ -31,5 +33,7 @@ def methodology(request: HttpRequest) -> HttpResponse:
         "tasks": [(task, trace_status(task)["corpus"]) for task in tasks],
         "scorer_version": SCORER_VERSION,
         "timeout_rule": TIMEOUT_RULE,
+        "resamples": RESAMPLES,
+        "tables": list(PUBLISHED_TABLES.values()),
     }
     return render(request, "leaderboard/methodology.html", context)

@@ -16,15 +16,20 @@ from leaderboard.board.aggregate import (
     PHASES,
     Board,
     TaskColumn,
-    is_official,
+    get_board,
     records,
 )
 from leaderboard.board.forms import TEXT_SORTS
 from leaderboard.board.memo import LocalMemo
+from leaderboard.board.policy import DEFAULT_TABLE, POLICIES, PUBLISHED_TABLES, REPORTED_NOTE
+from leaderboard.board.uncertainty import CONFIDENCE, RESAMPLES
 from leaderboard.models import ModelUnderTest
-from leaderboard.web.rounding import CELL, MEAN, figure, percent_text
+from leaderboard.web.rounding import CELL, figure, percent_text
 
 NOT_SUBMITTED = "not submitted"
+NOT_PUBLISHED = "n not published"
+NOT_PUBLISHED_TITLE = "n not published: a published figure, the best of an unstated number of runs"
+TIE_TITLE = "its rank range overlaps another row's: not separable at 95%"
 KIND_LABELS = dict(ModelUnderTest.Kind.choices)
 
 
@@ -54,17 +59,60 @@ def _cell(board: Board, row: Row, task: TaskColumn, url_for: RunUrl) -> Row:
     cell = board.cell(row["model_id"], task["id"])
     if cell is None:
         return {"task": task["slug"], "value": None, "text": NOT_SUBMITTED, "submitted": False}
+    n = None if cell["n"] != cell["n"] else int(cell["n"])
+    ci = _interval(cell.get("ci_low"), cell.get("ci_high"), CELL)
     return {
         "task": task["slug"],
         "value": cell["overall"],
         "figure": figure(cell["overall"], CELL),
         "text": percent_text(cell["overall"], CELL),
         "submitted": True,
+        "n": n,
+        "ci": ci,
+        "ci_basis": cell.get("ci_basis") if ci else None,
+        "ci_text": _interval_text(ci),
         "provenance": cell["provenance"],
         "run_id": int(cell["run_id"]),
         "run_url": url_for(cell["run_id"]),
         "phases": {p: cell[p] for p in PHASES},
         "statuses": {p: cell[f"{p}_status"] for p in PHASES},
+    }
+
+
+def _interval(low: float | None, high: float | None, kind: str) -> list[float] | None:
+    if low is None or high is None or low != low or high != high:
+        return None
+    return [figure(low, kind), figure(high, kind)]  # type: ignore[list-item]
+
+
+def _interval_text(ci: list[float] | None) -> str:
+    # ×100 with one decimal, as the site prints every score.
+    return "no interval" if ci is None else f"95% CI {ci[0] * 100:.1f}–{ci[1] * 100:.1f}"
+
+
+def declaration(board: Board) -> dict[str, Any]:
+    """What the board states about its numbers, for the page and both exports."""
+    table = PUBLISHED_TABLES[board.published]
+    uncertainty = (
+        f"{round(CONFIDENCE * 100)}% percentile-bootstrap intervals ({RESAMPLES} resamples, "
+        "fixed seed): over a cell's runs when it has two or more (ci_basis 'runs'), else over "
+        "its run's trace windows and invariants (ci_basis 'units'); none for reported cells. "
+        "The overall's interval resamples every cell and averages as the overall does. Rank "
+        "range [best, worst]: best = 1 + models whose lower bound is above this upper bound; "
+        "worst = models whose upper bound is at least this lower bound (itself included)."
+    )
+    return {
+        "policy": POLICIES[board.policy],
+        "reported": REPORTED_NOTE,
+        "published": {
+            "name": table.key,
+            "title": table.title,
+            "source": table.source,
+            "differs": table.differs,
+            "weights": dict(zip(PHASES, table.weights, strict=True)),
+        },
+        "others": [t for key, t in PUBLISHED_TABLES.items() if key != board.published],
+        "uncertainty": uncertainty,
     }
 
 
@@ -100,13 +148,19 @@ def _row_html(r: Row, cells: list[Row], custom: bool) -> str:
         "", '<td class="num phase">{}</td>', ((p["text"],) for p in r["phases"])
     )
     cells_html = format_html_join("", "{}", ((_cell_html(r["name"], c),) for c in cells))
+    best, worst = r["rank_range"]
+    span = f"{best}" if best == worst else f"{best}–{worst}"
+    tie = format_html(' <span class="tie" title="{}">tie</span>', TIE_TITLE) if r["tie"] else ""
+    tied = format_html(' class="{}"', "tied") if r["tie"] else ""
     return format_html(
-        '<tr data-model="{}"><td class="num rank">{}</td>{}'
+        '<tr data-model="{}"{}><td class="num rank">{}'
+        '<small class="rank-range" title="rank range [best, worst] from the 95% intervals">'
+        "{}</small>{}</td>{}"
         '<td class="model"><a href="{}">{}</a><span class="org">{} · {}</span></td>'
-        '<td class="num overall"><strong>{}</strong></td>{}{}'
+        '<td class="num overall"><strong>{}</strong><small class="ci">{}</small></td>{}{}'
         '<td class="source"><span class="badge {}" title="{}">{}</span></td></tr>',
-        r["slug"], r["rank"], delta, r["url"], r["name"], r["organisation"], r["kind_label"],
-        r["overall_text"], phases, cells_html,
+        r["slug"], tied, r["rank"], span, tie, delta, r["url"], r["name"], r["organisation"],
+        r["kind_label"], r["overall_text"], r["overall_ci_text"], phases, cells_html,
         r["provenance"], SOURCE_TITLES.get(r["provenance"], ""), r["provenance"],
     )  # fmt: skip
 
@@ -120,12 +174,24 @@ def _cell_html(name: str, c: Row) -> str:
             name,
             c["task"],
         )
+    n = _n_html(c)
     if not c["run_url"]:
-        return format_html('<td class="num cell {}">{}</td>', c["provenance"], c["text"])
+        return format_html('<td class="num cell {}">{}{}</td>', c["provenance"], c["text"], n)
     return format_html(
-        '<td class="num cell {}"><a href="{}" title="{} on {}: run {} ({})">{}</a></td>',
-        c["provenance"], c["run_url"], name, c["task"], c["run_id"], c["provenance"], c["text"],
+        '<td class="num cell {}"><a href="{}" title="{} on {}: run {} ({}), {}">{}</a>{}</td>',
+        c["provenance"], c["run_url"], name, c["task"], c["run_id"], c["provenance"],
+        c["ci_text"], c["text"], n,
     )  # fmt: skip
+
+
+def _n_html(c: Row) -> str:
+    if c["n"] is None:
+        return format_html(
+            '<small class="n" title="{}"><span aria-hidden="true">n?</span>'
+            '<span class="visually-hidden">{}</span></small>',
+            NOT_PUBLISHED_TITLE, NOT_PUBLISHED,
+        )  # fmt: skip
+    return format_html('<small class="n">n={}</small>', c["n"])
 
 
 def model_summary(board: Board, model_id: int) -> Row | None:
@@ -136,7 +202,22 @@ def model_summary(board: Board, model_id: int) -> Row | None:
     return _board_row(board, records(match)[0], run_url_maker())
 
 
+def published_summaries(model_id: int, site: Row | None = None) -> list[Row]:
+    """The model's overall and phase means under each published table (its own weights, the
+    default policy); `site` is its row on the default board when the caller has it already."""
+    summaries = []
+    for key, table in PUBLISHED_TABLES.items():
+        known = site if key == DEFAULT_TABLE and site is not None else None
+        row = known or model_summary(get_board(published=key), model_id)
+        if row is not None:
+            summaries.append({"key": key, "title": table.title, "source": table.source,
+                              "differs": table.differs, "overall_text": row["overall_text"],
+                              "phases": row["phases"], "rank": row["rank"]})  # fmt: skip
+    return summaries
+
+
 def _board_row(board: Board, row: Row, url_for: RunUrl) -> Row:
+    mean = PUBLISHED_TABLES[board.published].mean_rounding
     rank = int(row["rank"])
     official = int(board.official_rank.get(row["model_id"], rank))
     entry = {
@@ -152,20 +233,24 @@ def _board_row(board: Board, row: Row, url_for: RunUrl) -> Row:
         "kind_label": KIND_LABELS.get(row["kind"], row["kind"]),
         "provenance": row["provenance"],
         "overall": row["overall"],
-        "overall_figure": figure(row["overall"], MEAN),
-        "overall_text": percent_text(row["overall"], MEAN),
+        "overall_figure": figure(row["overall"], mean),
+        "overall_text": percent_text(row["overall"], mean),
+        "overall_ci": (ci := _interval(row["overall_ci_low"], row["overall_ci_high"], mean)),
+        "overall_ci_text": "" if ci is None else _interval_text(ci).removeprefix("95% CI "),
+        "rank_range": [int(row["rank_best"]), int(row["rank_worst"])],
+        "tie": bool(row["tie"]),
         "phases": [
             {
                 "phase": p,
                 "value": _nan_to_none(row[p]),
-                "figure": figure(row[p], MEAN),
-                "text": percent_text(row[p], MEAN),
+                "figure": figure(row[p], mean),
+                "text": percent_text(row[p], mean),
             }
             for p in PHASES
         ],
         "cells": (cells := [_cell(board, row, task, url_for) for task in board.tasks]),
     }
-    entry["html"] = _row_html(entry, cells, custom=not is_official(board.weights))
+    entry["html"] = _row_html(entry, cells, custom=board.custom)
     return entry
 
 
@@ -254,6 +339,8 @@ def model_task_rows(board: Board, model_id: int, traced: frozenset[int] = frozen
                 harness_p3=cell["provenance"] == "reported" and task["id"] not in traced,
                 run_url=run_url(cell["run_id"]),
                 run_id=int(cell["run_id"]),
+                n=None if cell["n"] != cell["n"] else int(cell["n"]),
+                ci_text=_interval_text(_interval(cell["ci_low"], cell["ci_high"], CELL)),
                 phases=[
                     {
                         "phase": p,

@@ -1,0 +1,153 @@
+"""95% intervals for the board's cells and overalls, and the rank ranges they imply.
+
+Definitions (the methodology page states the same):
+
+- **A cell's interval** is a percentile bootstrap with RESAMPLES resamples. With n ≥ 2 approved
+  verified runs, a resample draws n of the cell's runs with replacement and applies the cell's
+  policy to them (mean, or best); `ci_basis` is "runs". With one run (and under the "first"
+  policy, where the cell is one run), a resample draws, with replacement, the run's trace windows
+  within each target action and its invariants, and recomputes P3 (an action counts 1 only if
+  every drawn window passes and the action was not refused for specificity) and P4 (the share of
+  drawn invariants that hold and earned their credit); P1 and P2 are one verdict each and stay
+  as scored. `ci_basis` is then "units". A run with no windows or invariants to draw, and a
+  reported cell (its figures are all the source gives), has no interval (null).
+- **A model's overall interval** bootstraps the overall itself: every resample takes one
+  resample of each of the model's cells (a cell without an interval keeps its value, a task
+  without a run counts 0) and averages them over all tasks as the overall is averaged. A model
+  none of whose cells has an interval has none (null).
+- The interval is [2.5th, 97.5th] percentile of the resampled values (numpy's linear
+  interpolation). Each cell draws from its own generator, seeded by (SEED, model id, task id),
+  so a cell's interval does not move when other runs arrive.
+- **Rank range** [best, worst] of model i, with interval [lo_i, hi_i] (the point [x_i, x_i] when
+  it has none): best = 1 + #{j : lo_j > hi_i} (models surely ahead of it), worst = 1 + #{j ≠ i :
+  hi_j ≥ lo_i} (models not surely behind it). Two rows tie when their ranges overlap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+RESAMPLES = 2000
+SEED = 22
+CONFIDENCE = 0.95
+_PERCENTILES = (100 * (1 - CONFIDENCE) / 2, 100 * (1 + CONFIDENCE) / 2)
+
+RUNS, UNITS = "runs", "units"
+
+
+@dataclass
+class RunUnits:
+    """What a run's units-bootstrap draws: per scored action its window verdicts (True = pass)
+    and whether specificity refused it; the credited verdict of each invariant."""
+
+    actions: list[tuple[list[bool], bool]] = field(default_factory=list)
+    invariants: list[bool] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.actions or self.invariants)
+
+
+def generator(model_id: int, task_id: int) -> np.random.Generator:
+    return np.random.default_rng([SEED, int(model_id), int(task_id)])
+
+
+def interval(samples: np.ndarray | None) -> tuple[float, float] | None:
+    if samples is None:
+        return None
+    low, high = np.percentile(samples, _PERCENTILES)
+    return float(low), float(high)
+
+
+def over_runs(values: Sequence[float], policy: str, rng: np.random.Generator) -> np.ndarray:
+    """RESAMPLES values of the cell: n runs drawn with replacement, reduced by the policy."""
+    scores = np.asarray(values, dtype=float)
+    drawn = scores[rng.integers(0, len(scores), size=(RESAMPLES, len(scores)))]
+    reduced: np.ndarray = drawn.max(axis=1) if policy == "best" else drawn.mean(axis=1)
+    return reduced
+
+
+def conformance_draws(units: RunUnits, rng: np.random.Generator) -> np.ndarray | None:
+    """P3 under RESAMPLES draws of each action's windows (None: no scored action)."""
+    if not units.actions:
+        return None
+    finals = []
+    for verdicts, refused in units.actions:
+        passes = np.asarray(verdicts, dtype=bool)
+        drawn = passes[rng.integers(0, len(passes), size=(RESAMPLES, len(passes)))]
+        finals.append(np.zeros(RESAMPLES) if refused else drawn.all(axis=1).astype(float))
+    mean: np.ndarray = np.mean(finals, axis=0)
+    return mean
+
+
+def invariant_draws(units: RunUnits, rng: np.random.Generator) -> np.ndarray | None:
+    if not units.invariants:
+        return None
+    credited = np.asarray(units.invariants, dtype=float)
+    drawn = credited[rng.integers(0, len(credited), size=(RESAMPLES, len(credited)))]
+    share: np.ndarray = drawn.mean(axis=1)
+    return share
+
+
+def observed_conformance(units: RunUnits) -> float:
+    return float(np.mean([all(v) and not refused for v, refused in units.actions]))
+
+
+def observed_invariants(units: RunUnits) -> float:
+    return float(np.mean(units.invariants))
+
+
+def over_units(
+    cell: float, units: RunUnits, weights: dict[str, float], rng: np.random.Generator
+) -> np.ndarray | None:
+    """RESAMPLES values of a one-run cell: `cell` moved by each resampled phase times its
+    weight in the cell (`weights`: the phases that are drawn, with their effective weight; a
+    phase that timed out or is N/A is not among them and keeps its counted value)."""
+    moved = np.full(RESAMPLES, float(cell))
+    drew = False
+    # Always draw both, in this order, so a phase's draws do not depend on the other's weight.
+    p3, p4 = conformance_draws(units, rng), invariant_draws(units, rng)
+    if p3 is not None and weights.get("conformance"):
+        moved += weights["conformance"] * (p3 - observed_conformance(units))
+        drew = True
+    if p4 is not None and weights.get("invariant"):
+        moved += weights["invariant"] * (p4 - observed_invariants(units))
+        drew = True
+    return moved if drew else None
+
+
+def overall_draws(
+    cells: Sequence[tuple[float, np.ndarray | None]], n_tasks: int
+) -> np.ndarray | None:
+    """RESAMPLES overalls of one model from its cells' (value, resamples or None)."""
+    if not any(samples is not None for _, samples in cells):
+        return None
+    total = np.zeros(RESAMPLES)
+    for value, samples in cells:
+        total += value if samples is None else samples
+    return total / n_tasks
+
+
+def rank_ranges(
+    points: Sequence[float], intervals: Sequence[tuple[float, float] | None]
+) -> list[tuple[int, int]]:
+    """[best, worst] rank of every model (definition in the module docstring)."""
+    bounds = [iv if iv is not None else (p, p) for p, iv in zip(points, intervals, strict=True)]
+    # Rounded as the board's ranks are, so equal overalls summed in another order still tie.
+    lows = np.round([low for low, _ in bounds], 9)
+    highs = np.round([high for _, high in bounds], 9)
+    # `highs >= low` counts the model itself (its high is at least its low): that is the "1 +".
+    return [
+        (1 + int(np.sum(lows > high)), int(np.sum(highs >= low)))
+        for low, high in zip(lows, highs, strict=True)
+    ]
+
+
+def ties(ranges: Sequence[tuple[int, int]]) -> list[bool]:
+    """Whether each range overlaps another's."""
+    return [
+        any(j != i and b <= worst and best <= w for j, (b, w) in enumerate(ranges))
+        for i, (best, worst) in enumerate(ranges)
+    ]
