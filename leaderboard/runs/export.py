@@ -90,6 +90,7 @@ def run_as_dict(run: Run) -> dict[str, Any]:
         "failure_reason": run.failure_reason,
         # A reported run was not scored here: it has no time of submission or scoring to give.
         "created_at": None if reported else run.created_at.isoformat(),
+        "started_at": run.started_at.isoformat() if run.started_at and not reported else None,
         "finished_at": run.finished_at.isoformat() if run.finished_at and not reported else None,
         "fingerprint": run.fingerprint,
         "spec_text": run.spec_text,

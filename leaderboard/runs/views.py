@@ -12,6 +12,8 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from leaderboard.accounts.tokens import user_from_authorization
+from leaderboard.api.errors import api_error
 from leaderboard.compare import detail as compare_detail
 from leaderboard.models import ReviewError, Run, WindowResult
 from leaderboard.runs import drilldown
@@ -72,15 +74,29 @@ def window_detail(request: HttpRequest, pk: int, window_pk: int) -> HttpResponse
     return render(request, "leaderboard/run_window.html", context)
 
 
+def _run_for_script(request: HttpRequest, pk: int) -> Run | None:
+    """The run as the signed-in user or the request's API token may read it: a script polls
+    its own private run with the same token it submitted with."""
+    user = user_from_authorization(request.headers.get("Authorization", "")) or request.user
+    runs = Run.objects.visible_to(user).select_related("model", "task", "submitter")
+    return runs.filter(pk=pk).first()
+
+
 @require_GET
 def run_status(request: HttpRequest, pk: int) -> HttpResponse:
-    run = _run(request, pk)
+    run = _run_for_script(request, pk)
+    if run is None:
+        # JSON even under DEBUG: a polling `jq -e` must fail on it, not spin on an HTML page.
+        return api_error(404)
     return JsonResponse(run_summary(run, _position(run)))
 
 
 @require_GET
 def run_export_json(request: HttpRequest, pk: int) -> HttpResponse:
-    response = JsonResponse(run_as_dict(_run(request, pk)), json_dumps_params={"indent": 1})
+    run = _run_for_script(request, pk)
+    if run is None:
+        return api_error(404)
+    response = JsonResponse(run_as_dict(run), json_dumps_params={"indent": 1})
     response["Content-Disposition"] = f'attachment; filename="run-{pk}.json"'
     return response
 

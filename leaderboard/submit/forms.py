@@ -132,10 +132,12 @@ class SubmitForm(forms.Form):
         elif ModelUnderTest.objects.submittable_by(self.user).filter(slug=slugify(name)).exists():
             self.add_error("new_model_name", f"You have a model {name!r} already: pick it above.")
         elif ModelUnderTest.objects.filter(slug=slugify(name)).exists():
+            # The same words whoever holds the name: saying "another account's" would confirm
+            # that a model no run of which is public exists.
             self.add_error(
                 "new_model_name",
-                f"A model {name!r} exists already and belongs to another account: choose another "
-                "name, or ask a maintainer to hand it over to you.",
+                f"The name {name!r} is not available: choose another one. If the model is "
+                "yours, a maintainer can hand it over to you.",
             )
 
     def _spec_input(self, data: dict[str, Any]) -> tuple[bytes | str | None, str]:
