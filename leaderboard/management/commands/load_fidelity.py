@@ -112,8 +112,9 @@ class Command(BaseCommand):
         ]
         if without:
             raise CommandError(
-                "no adapter for " + ", ".join(without) + ": every archived spec is scored through "
-                "its adapter (pass --adapters DIR, the folder holding <task>/<variant>.adapter.yaml)"
+                "no adapter for " + ", ".join(without) + ": every archived spec is scored "
+                "through its adapter (pass --adapters DIR, the folder holding "
+                "<task>/<variant>.adapter.yaml)"
             )
         for spec in specs:
             run, created = self._run_for(spec, adapters)
