@@ -22,6 +22,7 @@ from evaluation.surface import (
     WindowDetail,
 )
 from leaderboard.models import PhaseResult, Run
+from leaderboard.scoring.queueing import wait_estimate
 from leaderboard.web.rounding import figure
 
 CSV_COLUMNS = [
@@ -55,6 +56,8 @@ def run_summary(run: Run, queue_position: int | None = None) -> dict[str, Any]:
         "status": run.status,
         "finished": run.is_terminal,
         "queue_position": queue_position,
+        # An estimate, said as one on the page: position x median recent scoring time.
+        "queue_wait_estimate": wait_estimate(queue_position),
         "overall": figure(run.overall),
         "overall_unrounded": run.overall,
         "failure_reason": run.failure_reason,

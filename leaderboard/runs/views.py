@@ -18,7 +18,7 @@ from leaderboard.compare import detail as compare_detail
 from leaderboard.models import ReviewError, Run, WindowResult
 from leaderboard.runs import drilldown
 from leaderboard.runs.export import CSV_COLUMNS, run_as_dict, run_csv_rows, run_summary
-from leaderboard.scoring.queueing import queue_position
+from leaderboard.scoring.queueing import queue_position, wait_estimate
 from leaderboard.web.csv_safe import safe_row
 from leaderboard.web.requests import AuthenticatedRequest
 
@@ -41,6 +41,7 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
         all_undecided=request.GET.get("all_undecided") == "1",
     )
     context["queue_position"] = _position(run)
+    context["queue_wait"] = wait_estimate(context["queue_position"])
     context["is_mine"] = request.user.is_authenticated and run.submitter_id == request.user.pk
     return render(request, "leaderboard/run_detail.html", context)
 
