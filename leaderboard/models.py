@@ -366,7 +366,8 @@ class PhaseResult(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.run_id}:{self.phase}={self.score}"
+        score = "-" if self.score is None else round(self.score, 3)  # as published, not the float
+        return f"{self.run_id}:{self.phase}={score}"
 
 
 class ActionResult(models.Model):
@@ -463,6 +464,7 @@ class TraceCorpus(models.Model):
     counts_by_action = models.JSONField(default=dict, blank=True)
 
     class Meta:
+        verbose_name_plural = "trace corpora"
         ordering = ["task", "-imported_at"]
         constraints = [
             models.UniqueConstraint(fields=["task", "version"], name="one_corpus_per_version"),
