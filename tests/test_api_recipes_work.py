@@ -3,7 +3,8 @@ fresh account (the model is described in the first call), poll status.json with 
 token until the run ends (under a deadline), list my runs, publish, export. And the pieces they
 rest on: a private run's status answers its owner's token and a JSON 404 to anyone else (DEBUG
 or not), a second publish says why it is refused, GET /api/v1/runs lists only my runs, paged,
-and a finished run says when it started.
+and a finished run says when it started. Every `manage.py` command and option the README shows
+exists.
 """
 
 import json
@@ -180,3 +181,24 @@ class StartedAtTest(WorldTestCase):
         body = self.client.get(url, HTTP_AUTHORIZATION=f"Bearer {token}").json()
         self.assertIsNotNone(body["started_at"])
         self.assertLessEqual(body["started_at"], body["finished_at"])
+
+
+def readme_commands() -> list[tuple[str, list[str]]]:
+    """Every `manage.py <command> ...` the README shows (code blocks and the command table),
+    with the options it uses."""
+    readme = (ROOT / "README.md").read_text()
+    found = []
+    for name, rest in re.findall(r"manage\.py ([a-z_]+)([^`|#\n]*)", readme):
+        found.append((name, re.findall(r"(?<![\w-])(--?[a-z][a-z-]*)", rest)))
+    return found
+
+
+@pytest.mark.parametrize(("name", "options"), readme_commands(), ids=lambda v: str(v))
+def test_each_readme_command_and_option_exists(name, options):
+    from django.core.management import get_commands, load_command_class
+
+    commands = get_commands()
+    assert name in commands, f"README names manage.py {name}, which does not exist"
+    parser = load_command_class(commands[name], name).create_parser("manage.py", name)
+    known = set(parser._option_string_actions)
+    assert set(options) <= known, f"manage.py {name}: {set(options) - known} unknown"
