@@ -39,7 +39,7 @@ def api_recipes() -> str:
     return "\n".join(block for block in blocks if "$SMB" in block)
 
 
-def finish_soon(run_id: int, attempt: int) -> None:
+def finish_soon(run_id: int, attempt: int, queue: str = "evaluation") -> None:
     """Stands in for the worker: the run is claimed, then finishes a second later, so the
     documented loop polls a queued run at least once before it ends."""
 
