@@ -87,7 +87,7 @@ def _run_for_script(request: HttpRequest, pk: int) -> Run | None:
 def run_status(request: HttpRequest, pk: int) -> HttpResponse:
     run = _run_for_script(request, pk)
     if run is None:
-        # JSON even under DEBUG: a polling `jq -e` must fail on it, not spin on an HTML page.
+        # JSON even under DEBUG: a polling script reads an error, never an HTML page.
         return api_error(404)
     return JsonResponse(run_summary(run, _position(run)))
 
