@@ -64,6 +64,10 @@ class RunQuerySet(models.QuerySet["Run"]):
         """Queued or running: what the per-user queue quota counts."""
         return self.filter(status__in=["queued", "running"])
 
+    def newest_first(self) -> RunQuerySet:
+        """A stable order for paging: newest first, the id breaking ties."""
+        return self.order_by("-created_at", "-pk")
+
     def recent_scoring_seconds(self, limit: int) -> list[float]:
         """How long the last `limit` runs scored here took, claim to end (newest first)."""
         rows = (

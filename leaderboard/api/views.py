@@ -84,7 +84,7 @@ def runs(request: HttpRequest) -> HttpResponseBase:
 @token_required
 def list_runs(request: HttpRequest, user: User) -> HttpResponse:
     """The token's user's own runs, newest first, RUNS_PER_PAGE a page (`?page=2`)."""
-    mine = Run.objects.owned_by(user).select_related("model", "task").order_by("-created_at", "-pk")
+    mine = Run.objects.owned_by(user).newest_first().select_related("model", "task")
     page = parse_id(request.GET.get("page")) or 1
     count = mine.count()
     pages = max(1, -(-count // RUNS_PER_PAGE))
