@@ -35,6 +35,12 @@ class FaviconTest(WorldTestCase):
         icon = self.client.get("/static/favicon.svg")
         self.assertEqual(icon.status_code, 200)
 
+    def test_the_admin_links_it_too(self):
+        self.client.force_login(self.maintainer)
+        page = self.client.get(reverse("admin:index"))
+        self.assertContains(page, 'rel="icon"')
+        self.assertContains(page, "Django administration")  # the admin's own header still
+
 
 class AdminTest(WorldTestCase):
     def setUp(self):
