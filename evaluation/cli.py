@@ -28,7 +28,7 @@ import os
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from evaluation import pipeline
 from evaluation.inputs.contracts import (
@@ -44,6 +44,9 @@ from evaluation.textreport import render
 from evaluation.windows import WindowFormatError, cut_windows
 from evaluation.windows.ndjson import read_objects
 from evaluation.windows.window import Window
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
 PHASES = pipeline.PHASES
 PROJECT_DIR = Path(__file__).resolve().parent.parent
@@ -142,11 +145,19 @@ def read_windows(path: str | Path) -> list[Window]:
         raise InputError(f"cannot read windows from {path}: {exc}") from exc
 
 
-def write_windows(windows: list[Window], path: str | Path) -> None:
-    """The inverse of `read_windows` (compact JSON, one object per line)."""
+def write_windows(windows: list[Window], path: str | Path | SupportsWrite[str]) -> None:
+    """The inverse of `read_windows` (compact JSON, one object per line), to a file or an open
+    text stream (standard output)."""
+    if not isinstance(path, (str, Path)):
+        _write_lines(windows, path)
+        return
     with open(path, "w", encoding="utf-8") as handle:
-        for window in windows:
-            handle.write(json.dumps(window, sort_keys=True, separators=(",", ":")) + "\n")
+        _write_lines(windows, handle)
+
+
+def _write_lines(windows: list[Window], handle: SupportsWrite[str]) -> None:
+    for window in windows:
+        handle.write(json.dumps(window, sort_keys=True, separators=(",", ":")) + "\n")
 
 
 def cut(contract: Contract, data_dir: str | Path) -> list[Window]:

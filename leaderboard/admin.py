@@ -8,6 +8,7 @@ from django.contrib import admin, messages
 from django.db.models import Model, QuerySet
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
+from django.utils.text import Truncator
 
 from leaderboard.board.generation import invalidate_board_cache
 from leaderboard.models import (
@@ -24,6 +25,7 @@ from leaderboard.models import (
     WindowResult,
 )
 from leaderboard.web.requests import AuthenticatedRequest
+from leaderboard.web.rounding import figure
 
 
 class BoardInvalidatingAdmin(admin.ModelAdmin):
@@ -78,15 +80,15 @@ class ReviewForm(forms.Form):
 
 @admin.register(Run)
 class RunAdmin(BoardInvalidatingAdmin):
+    # Narrow enough for 1280 px: the model's name shortened, provenance left to the filter.
     list_display = [
         "id",
-        "model",
+        "model_short",
         "task",
         "status",
-        "provenance",
         "review",
         "submitter",
-        "overall",
+        "overall_figure",
         "created_at",
     ]
     list_filter = ["review", "status", "provenance", "task", "model__kind", "model__organisation"]
@@ -102,6 +104,15 @@ class RunAdmin(BoardInvalidatingAdmin):
     def save_formset(self, request: HttpRequest, form: Any, formset: Any, change: Any) -> None:
         super().save_formset(request, form, formset, change)
         invalidate_board_cache()
+
+    @admin.display(description="model", ordering="model__name")
+    def model_short(self, run: Run) -> str:
+        return Truncator(run.model.name).chars(32)
+
+    @admin.display(description="overall", ordering="overall")
+    def overall_figure(self, run: Run) -> float | None:
+        # The published figure (3 decimals), not the float's 0.6499999999999999.
+        return figure(run.overall)
 
     @admin.action(description="Approve the selected published runs for the board")
     def approve_runs(
@@ -158,8 +169,13 @@ class RunAdmin(BoardInvalidatingAdmin):
 
 @admin.register(PhaseResult)
 class PhaseResultAdmin(BoardInvalidatingAdmin):
-    list_display = ["id", "run", "phase", "status", "score", "duration_seconds"]
+    list_display = ["id", "run", "phase", "status", "score_figure", "duration_seconds"]
     list_filter = ["phase", "status", "run__provenance", "run__task"]
+
+    @admin.display(description="score", ordering="score")
+    def score_figure(self, result: PhaseResult) -> float | None:
+        return figure(result.score)
+
     search_fields = ["run__model__name", "run__task__slug"]
     raw_id_fields = ["run"]
 

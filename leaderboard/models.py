@@ -305,13 +305,25 @@ class Run(models.Model):
         Conditional on the state it was read in, so a double click or a racing approval
         cannot publish twice or undo a review.
         """
-        self._transition(
-            frm=[self.Review.PRIVATE],
-            only_if=models.Q(submitter=by, status=self.Status.FINISHED),
-            why="Only the submitter can publish a run, once it has finished.",
-            review=self.Review.PENDING,
-            published_at=timezone.now(),
-        )
+        try:
+            self._transition(
+                frm=[self.Review.PRIVATE],
+                only_if=models.Q(submitter=by, status=self.Status.FINISHED),
+                why="Only the submitter can publish a run, once it has finished.",
+                review=self.Review.PENDING,
+                published_at=timezone.now(),
+            )
+        except ReviewError:
+            raise ReviewError(self._why_not_publishable(by)) from None
+
+    def _why_not_publishable(self, by: User) -> str:
+        # Read again: the reason is the state the conditional UPDATE found, not the one loaded.
+        self.refresh_from_db(fields=["review", "status", "submitter"])
+        if self.submitter_id != by.pk:
+            return "Only the submitter can publish a run."
+        if self.review != self.Review.PRIVATE:
+            return f"The run is published already ({self.get_review_display().lower()})."
+        return f"Only a finished run can be published; this one is {self.status}."
 
     def approve(self, by: User, note: str = "") -> None:
         """PENDING -> APPROVED by a maintainer: from now on the run counts on the board.
@@ -409,7 +421,8 @@ class PhaseResult(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.run_id}:{self.phase}={self.score}"
+        score = "-" if self.score is None else round(self.score, 3)  # as published, not the float
+        return f"{self.run_id}:{self.phase}={score}"
 
 
 class ActionResult(models.Model):
@@ -506,6 +519,7 @@ class TraceCorpus(models.Model):
     counts_by_action = models.JSONField(default=dict, blank=True)
 
     class Meta:
+        verbose_name_plural = "trace corpora"
         ordering = ["task", "-imported_at"]
         constraints = [
             models.UniqueConstraint(fields=["task", "version"], name="one_corpus_per_version"),

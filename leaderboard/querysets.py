@@ -80,6 +80,21 @@ class RunQuerySet(models.QuerySet["Run"]):
             )
         )
 
+    def newest_first(self) -> RunQuerySet:
+        """A stable order for paging: newest first, the id breaking ties."""
+        return self.order_by("-created_at", "-pk")
+
+    def recent_scoring_seconds(self, limit: int) -> list[float]:
+        """How long the last `limit` runs scored here took, claim to end (newest first)."""
+        rows = (
+            self.finished()
+            .verified()
+            .filter(started_at__isnull=False, finished_at__isnull=False)
+            .order_by("-finished_at")
+            .values_list("started_at", "finished_at")[:limit]
+        )
+        return [(end - start).total_seconds() for start, end in rows if start and end]
+
     def for_task(self, task: Task) -> RunQuerySet:
         return self.filter(task=task)
 

@@ -36,9 +36,9 @@ class ApiErrorShapeTest(WorldTestCase):
         self.assert_error(self.api.get("/api/v1/nothing-here"), 404, "not_found")
 
     def test_a_wrong_method_is_a_json_405_that_says_which_are_allowed(self):
-        response = self.api.get(reverse("api_runs"))
+        response = self.api.delete(reverse("api_runs"))
         self.assert_error(response, 405, "method_not_allowed")
-        self.assertEqual(response["Allow"], "POST")
+        self.assertEqual(response["Allow"], "GET, HEAD, POST")
         self.assert_error(self.api.delete(reverse("api_leaderboard")), 405, "method_not_allowed")
 
     def test_a_missing_token_is_a_json_401(self):

@@ -2,16 +2,22 @@
 exactly what is known, once. Scoring them is the job's (tested with the scorer); here the queue
 is the edge."""
 
+import shutil
+import tempfile
 from io import StringIO
 from pathlib import Path
 from unittest import mock
 
 import pytest
 from django.conf import settings
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.test import TestCase
 
-from leaderboard.management.commands.load_fidelity import archived_specs
+from leaderboard.management.commands.load_fidelity import (
+    adapter_path,
+    archived_specs,
+    default_adapters,
+)
 from leaderboard.management.commands.load_published import load_published
 from leaderboard.models import ModelUnderTest, Run
 
@@ -52,3 +58,23 @@ class LoadFidelityTest(TestCase):
         self.assertEqual(set(runs.values_list("review", flat=True)), {Run.Review.APPROVED})
         self.assertTrue(all(r.spec_text.startswith("---- MODULE") for r in runs))
         self.assertEqual(self.load(), [])
+
+    def test_without_adapters_the_project_s_own_are_used_and_stored(self):
+        self.load()
+        for spec in archived_specs(ROOT):
+            run = Run.objects.get(model__slug=f"{spec.author}-2025-archive", task__slug=spec.task,
+                                  spec_text=spec.path.read_text())  # fmt: skip
+            expected = adapter_path(default_adapters(), spec).read_text()
+            self.assertTrue(expected.strip())
+            self.assertEqual(run.adapter_text, expected)
+
+    def test_a_spec_without_its_adapter_is_refused_and_nothing_loads(self):
+        with tempfile.TemporaryDirectory() as folder:
+            partial = Path(folder)
+            shutil.copytree(default_adapters() / "dqueue", partial / "dqueue")
+            with self.assertRaises(CommandError) as refused:
+                call_command("load_fidelity", "--queue", "--adapters", str(partial),
+                             stdout=StringIO())  # fmt: skip
+        self.assertIn("no adapter for", str(refused.exception))
+        self.assertIn("locksvc", str(refused.exception))
+        self.assertFalse(Run.objects.filter(model__slug__endswith="-2025-archive").exists())

@@ -187,7 +187,8 @@ class OwnModelsOnlyTest(WorldTestCase):
             "task": "spin", "new_model_name": "Model B", "new_model_organisation": "X",
             "spec_text": SPEC})  # fmt: skip
         errors = response.context["form"].errors["new_model_name"]
-        self.assertIn("belongs to another account", errors[0])
+        self.assertIn("is not available", errors[0])
+        self.assertNotIn("another account", errors[0])
         self.assertEqual(ModelUnderTest.objects.count(), 2)
 
     def test_the_api_refuses_another_account_s_model(self):

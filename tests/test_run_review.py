@@ -59,12 +59,13 @@ class ReviewTest(WorldTestCase):
         self.assertEqual((response.status_code, response.json()["review"]), (200, "pending"))
         again = self.client.post(url, HTTP_AUTHORIZATION=f"Bearer {token}")
         self.assertEqual((again.status_code, again.json()["error"]["review"]), (409, "pending"))
+        self.assertIn("published already", again.json()["error"]["message"])
 
     def test_a_run_still_being_scored_cannot_be_published(self):
         self.run.status = Run.Status.RUNNING
         self.run.save()
         page = self.publish_as_alice()
-        self.assertContains(page, "once it has finished")
+        self.assertContains(page, "Only a finished run can be published; this one is running")
         self.run.refresh_from_db()
         self.assertEqual(self.run.review, Run.Review.PRIVATE)
 

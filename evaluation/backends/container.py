@@ -475,7 +475,7 @@ def _in_use(labels: dict[str, str], now: float) -> bool:
     if deadline <= now:
         return False
     host, _, pid = labels.get(WORKER_LABEL, "").rpartition(":")
-    if host == socket.gethostname() and pid.isdigit():
+    if host == socket.gethostname() and pid.isascii() and pid.isdigit():
         return pid_alive(int(pid))
     return True
 

@@ -17,6 +17,7 @@ adapter makes up, which no invariant may be credited for (P4 says "not modelled 
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from tree_sitter import Node
@@ -40,6 +41,17 @@ VALUE_HELPERS = ("ToSpec", "ToContract")
 FORBIDDEN = {
     "TLCSet": 'TLCSet is refused: TLCSet("exit", TRUE) can stop TLC early and forge a pass',
 }
+# An expression is pasted into generated modules as text: a comment there swallows the text that
+# follows it on the line (or to the closing `*)`), and a run of four `=` or `-` ends or splits the
+# module, so either would break the run with errors about text the submitter never wrote.
+_STRING_LITERAL = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+_TEXT_HAZARDS = (
+    (re.compile(r"\\\*|\(\*|\*\)"), "a comment (\\* or (* *)) is refused in an adapter "
+     "expression: the expression is pasted into generated modules, where a comment would hide "
+     "what follows it; put YAML comments (#) on their own lines instead"),
+    (re.compile(r"={4,}|-{4,}"), "a run of four or more = or - is refused in an adapter "
+     "expression: in the generated modules it would end (====) or split (----) the module"),
+)  # fmt: skip
 STATE_KEYWORDS = {"prime": "a prime", "unchanged": "UNCHANGED", "enabled": "ENABLED"}
 BOUND_NAMES = ("actor", "msg", "obs", *VALUE_HELPERS)
 
@@ -60,6 +72,13 @@ def identifiers(expr: str) -> set[str]:
 
 def forbidden(expr: str) -> list[str]:
     return [FORBIDDEN[name] for name in sorted(identifiers(expr) & set(FORBIDDEN))]
+
+
+def text_problems(expr: str) -> list[str]:
+    """What in the expression's text would break the modules it is pasted into (outside its
+    string literals, which TLA+ reads as values)."""
+    code = _STRING_LITERAL.sub('""', expr)
+    return [why for pattern, why in _TEXT_HAZARDS if pattern.search(code)]
 
 
 def _state_level_problem(node: Node) -> str | None:
@@ -176,7 +195,9 @@ def syntax_problems(adapter: Adapter, lines: KeyLines | None = None) -> list[str
         for key, expr in entries.items():
             where = _where(lines, section, key)
             problems += [f"{where}: {reason}" for reason in forbidden(expr)]
-            node = _tree(expr)
+            hazards = text_problems(expr)
+            problems += [f"{where}: {reason}" for reason in hazards]
+            node = None if hazards else _tree(expr)
             if node is None:
                 continue
             if section == "actions":

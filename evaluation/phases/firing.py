@@ -38,7 +38,7 @@ import re
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TypedDict
+from typing import NotRequired, TypedDict
 
 from tree_sitter import Node
 
@@ -65,6 +65,8 @@ class CoveredAction(TypedDict):
     inline: tuple[int, int, int, int] | None  # an inline disjunct's span (line, col, line, col)
     distinct: int
     generated: int
+    # What the tables call it when TLC names the disjunct after Next (runtime.name_inline).
+    label: NotRequired[str]
 
 
 @dataclass(frozen=True)

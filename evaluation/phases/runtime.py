@@ -33,6 +33,7 @@ import time
 
 from evaluation.details import RuntimeActionDetail, RuntimeDetails, RuntimeSettings, TlcError
 from evaluation.inputs import adapter_text
+from evaluation.inputs.adapter_check import called_operators
 from evaluation.inputs.contracts import Adapter, Contract, adapter_with_cfg
 from evaluation.inputs.tlc_cfg import parse_cfg
 from evaluation.phases import firing
@@ -118,6 +119,7 @@ def check_runtime(
         details["error"] = probe.note
         return _outcome("timeout", 0.0, details, [], started)
     universe = _coverage(probe.messages, module)
+    name_inline(universe or [], spec_text, listing)
     # No decomposition: TLC stopped before exploring (a parse error, Init, an ASSUME); the
     # real run stops at the same point and says why.
     tags = {i + 1: a for i, a in enumerate(universe)} if universe else None
@@ -409,6 +411,26 @@ def _coverage(messages: list[msg.Message], module: str) -> list[CoveredAction] |
     return actions
 
 
+def name_inline(universe: list[CoveredAction], spec_text: str, listing: Listing) -> None:
+    """Label an inline disjunct TLC names after the relation it sits in (`\\E c \\in pending :
+    Send(c)`, whose set is state, is "Next" in its report) by the one action of the spec it
+    calls; a disjunct calling several, or none, keeps TLC's name."""
+    defined = {d.name for d in listing.definitions}
+    lines = spec_text.splitlines()
+    for action in universe:
+        if action["inline"] is None:
+            continue
+        first, col, last, end = action["inline"]
+        span = lines[first - 1 : last]
+        if not span:
+            continue
+        span[-1] = span[-1][:end]
+        span[0] = span[0][col - 1 :]
+        called = called_operators("\n".join(span)) & defined
+        if len(called) == 1 and action["name"] not in called:
+            action["label"] = called.pop()
+
+
 def _actions(
     universe: list[CoveredAction],
     counts: dict[str, CoveredAction],
@@ -417,15 +439,15 @@ def _actions(
 ) -> list[ActionOutcome]:
     """An action counts when it generated a state, raised no error and changed what the
     contract observes (`firing.verdicts`); one that only stutters is left out (total 0)."""
-    names = [a["name"] for a in universe]
+    names = [a.get("label", a["name"]) for a in universe]
     verdicts = verdicts or {}
     outcomes = []
-    for action in universe:
+    for action, name in zip(universe, names, strict=True):
         key = action["key"]
         seen = counts.get(key)
         generated = seen["generated"] if seen else 0
         verdict = verdicts.get(key)
-        label = action["name"] if names.count(action["name"]) == 1 else key
+        label = name if names.count(name) == 1 else key
         detail: RuntimeActionDetail = {
             "line": action["inline"][0] if action["inline"] else action["line"],
             "generated": generated,

@@ -16,7 +16,7 @@ from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from leaderboard.accounts.tokens import user_from_authorization
 from leaderboard.api.errors import api_error
@@ -26,7 +26,9 @@ from leaderboard.runs.export import run_as_dict, run_summary
 from leaderboard.scoring.queueing import queue_position
 from leaderboard.submit.forms import SubmitForm
 from leaderboard.submit.submissions import check_quota, submit
+from leaderboard.web.params import parse_id
 from leaderboard.web.ratelimit import Limited, limit_posts, too_many_requests
+from leaderboard.web.rounding import figure
 
 API_FIELDS = (
     "task",
@@ -52,6 +54,7 @@ DISCLOSURE_NUMBERS = (
 DISCLOSURE_TEXTS = ("generated_by", "generated_on")
 
 P = ParamSpec("P")
+RUNS_PER_PAGE = 50
 
 
 def token_required(
@@ -112,6 +115,49 @@ def _links(request: HttpRequest, run: Run) -> dict[str, str]:
     }
 
 
+@csrf_exempt
+@require_http_methods(["GET", "HEAD", "POST"])
+def runs(request: HttpRequest) -> HttpResponseBase:
+    """`/api/v1/runs`: GET lists the token's user's runs, POST submits one."""
+    if request.method == "POST":
+        return create_run(request)
+    return list_runs(request)
+
+
+@token_required
+def list_runs(request: HttpRequest, user: User) -> HttpResponse:
+    """The token's user's own runs, newest first, RUNS_PER_PAGE a page (`?page=2`)."""
+    mine = Run.objects.owned_by(user).newest_first().select_related("model", "task")
+    page = parse_id(request.GET.get("page")) or 1
+    count = mine.count()
+    pages = max(1, -(-count // RUNS_PER_PAGE))
+    if page > pages:
+        return api_error(404, f"There are {pages} pages of runs.")
+    start = (page - 1) * RUNS_PER_PAGE
+    listed = [_listed(request, run) for run in mine[start : start + RUNS_PER_PAGE]]
+    base = request.build_absolute_uri(reverse("api_runs"))
+    return JsonResponse({
+        "count": count, "page": page, "pages": pages,
+        "next": f"{base}?page={page + 1}" if page < pages else None,
+        "previous": f"{base}?page={page - 1}" if page > 1 else None,
+        "runs": listed,
+    })  # fmt: skip
+
+
+def _listed(request: HttpRequest, run: Run) -> dict[str, object]:
+    return {
+        "id": run.pk,
+        "task": run.task.slug,
+        "model": run.model.slug,
+        "status": run.status,
+        "review": run.review,
+        "overall": figure(run.overall),
+        "created_at": run.created_at.isoformat(),
+        "finished_at": run.finished_at.isoformat() if run.finished_at else None,
+        "urls": _links(request, run),
+    }
+
+
 @require_POST
 @limit_posts("upload", "RATE_LIMIT_UPLOADS_PER_IP", as_json=True)
 @token_required
@@ -131,6 +177,14 @@ def _create_run(request: HttpRequest, user: User) -> HttpResponse:
     except RecursionError:
         # json.loads recurses once per bracket: 100,000 "[" exhaust the stack.
         return api_error(400, "The body nests too deeply to be a submission.", code="invalid_json")
+    except ValueError:
+        # Python refuses to read an integer of over 4,300 digits (int_max_str_digits); no field
+        # of a submission is a number anyway.
+        return api_error(
+            400,
+            "The body holds a number too long to read (over 4,300 digits).",
+            code="invalid_json",
+        )
     if not isinstance(payload, dict):
         return api_error(400, "The body must be a JSON object.", code="invalid_json")
     wrong = _type_errors(payload)

@@ -15,12 +15,16 @@ from plotly.colors import qualitative
 from leaderboard.board.aggregate import FUNNEL_STAGES, PHASE_LABELS, PHASES
 from leaderboard.web.rounding import MEAN, percent
 
+# Four hues of the Okabe-Ito palette, told apart with any common colour vision deficiency (four
+# shades of one blue were not).
 PHASE_COLOURS = {
-    "syntax": "#9db4e8",
-    "runtime": "#5b84d6",
-    "conformance": "#2456c8",
-    "invariant": "#15337a",
+    "syntax": "#E69F00",
+    "runtime": "#56B4E9",
+    "conformance": "#009E73",
+    "invariant": "#CC79A7",
 }
+# The axis names its end: 100 is the top score.
+SCORE_TICKS = [0, 20, 40, 60, 80, 100]
 LAYOUT = {
     "margin": {"l": 50, "r": 10, "t": 10, "b": 130},
     "height": 420,
@@ -97,7 +101,12 @@ def _phase_figure(inputs: dict[str, Any]) -> go.Figure:
             "height": 90 + 30 * max(len(names), 4),
             "margin": {"l": 10, "r": 10, "t": 40, "b": 40},
             "legend": {"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 0},
-            "xaxis": {"range": [0, 100], "title": "score (0–100)"},
+            "xaxis": {
+                "range": [0, 100],
+                "title": "score (0–100)",
+                "tickmode": "array",
+                "tickvals": SCORE_TICKS,
+            },
             "yaxis": {"autorange": "reversed", "automargin": True},
             "bargap": 0.25,
         }

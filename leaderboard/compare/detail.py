@@ -17,6 +17,7 @@ from evaluation.surface import SyntaxDetails
 from leaderboard.compare.paired import window_pairs
 from leaderboard.models import ActionResult, InvariantResult, PhaseResult, Run, WindowResult
 from leaderboard.runs.drilldown import definitions
+from leaderboard.web.params import parse_id
 
 SPLIT_WINDOWS_SHOWN = 25
 
@@ -157,12 +158,13 @@ def same_window(
 ) -> WindowResult | None:
     """The WindowResult `other_pk` when it is the same trace window checked by another run of
     the same task that `user` may see; None otherwise (the page shows the one window only)."""
-    if not other_pk.isdigit():
+    pk = parse_id(other_pk)
+    if pk is None:
         return None
     return (
         WindowResult.objects.select_related("phase_result__run__model")
         .filter(
-            pk=int(other_pk),
+            pk=pk,
             trace_id=window.trace_id,
             window_id=window.window_id,
             phase_result__run__task_id=window.phase_result.run.task_id,

@@ -23,6 +23,7 @@ from evaluation.surface import (
 )
 from leaderboard.models import PhaseResult, Run
 from leaderboard.runs.disclosure import as_json as disclosure_json
+from leaderboard.scoring.queueing import wait_estimate
 from leaderboard.web.rounding import figure
 
 CSV_COLUMNS = [
@@ -56,6 +57,8 @@ def run_summary(run: Run, queue_position: int | None = None) -> dict[str, Any]:
         "status": run.status,
         "finished": run.is_terminal,
         "queue_position": queue_position,
+        # An estimate, said as one on the page: position x median recent scoring time.
+        "queue_wait_estimate": wait_estimate(queue_position),
         "overall": figure(run.overall),
         "overall_unrounded": run.overall,
         "failure_reason": run.failure_reason,
@@ -91,6 +94,7 @@ def run_as_dict(run: Run) -> dict[str, Any]:
         "failure_reason": run.failure_reason,
         # A reported run was not scored here: it has no time of submission or scoring to give.
         "created_at": None if reported else run.created_at.isoformat(),
+        "started_at": run.started_at.isoformat() if run.started_at and not reported else None,
         "finished_at": run.finished_at.isoformat() if run.finished_at and not reported else None,
         "fingerprint": run.fingerprint,
         # How the spec was made, as the submitter disclosed it (null: not disclosed).

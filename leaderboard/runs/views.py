@@ -13,11 +13,13 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from leaderboard.accounts.tokens import user_from_authorization
+from leaderboard.api.errors import api_error
 from leaderboard.compare import detail as compare_detail
 from leaderboard.models import ReviewError, Run, WindowResult
 from leaderboard.runs import disclosure, drilldown
 from leaderboard.runs.export import CSV_COLUMNS, run_as_dict, run_csv_rows, run_summary
-from leaderboard.scoring.queueing import queue_position
+from leaderboard.scoring.queueing import queue_position, wait_estimate
 from leaderboard.web.csv_safe import safe_row
 from leaderboard.web.requests import AuthenticatedRequest
 
@@ -42,6 +44,7 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
     context["queue_position"] = _position(run)
     context["disclosure"] = disclosure.describe(run)
     context["max_attempts"] = settings.SCORING_MAX_ATTEMPTS
+    context["queue_wait"] = wait_estimate(context["queue_position"])
     context["is_mine"] = request.user.is_authenticated and run.submitter_id == request.user.pk
     return render(request, "leaderboard/run_detail.html", context)
 
@@ -80,15 +83,29 @@ def window_detail(request: HttpRequest, pk: int, window_pk: int) -> HttpResponse
     return render(request, "leaderboard/run_window.html", context)
 
 
+def _run_for_script(request: HttpRequest, pk: int) -> Run | None:
+    """The run as the signed-in user or the request's API token may read it: a script polls
+    its own private run with the same token it submitted with."""
+    user = user_from_authorization(request.headers.get("Authorization", "")) or request.user
+    runs = Run.objects.visible_to(user).select_related("model", "task", "submitter")
+    return runs.filter(pk=pk).first()
+
+
 @require_GET
 def run_status(request: HttpRequest, pk: int) -> HttpResponse:
-    run = _run(request, pk)
+    run = _run_for_script(request, pk)
+    if run is None:
+        # JSON even under DEBUG: a polling script reads an error, never an HTML page.
+        return api_error(404)
     return JsonResponse(run_summary(run, _position(run)))
 
 
 @require_GET
 def run_export_json(request: HttpRequest, pk: int) -> HttpResponse:
-    response = JsonResponse(run_as_dict(_run(request, pk)), json_dumps_params={"indent": 1})
+    run = _run_for_script(request, pk)
+    if run is None:
+        return api_error(404)
+    response = JsonResponse(run_as_dict(run), json_dumps_params={"indent": 1})
     response["Content-Disposition"] = f'attachment; filename="run-{pk}.json"'
     return response
 

@@ -75,7 +75,7 @@ def attempt_is_live(label: str) -> bool:
     container of an attempt whose worker died (the run was re-queued, failed or finished
     since) is a leftover wherever that worker ran; other labels are judged by their deadline."""
     pk, _, attempt = label.partition(".")
-    if not (pk.isdigit() and attempt.isdigit()):
+    if not (pk.isascii() and pk.isdigit() and attempt.isascii() and attempt.isdigit()):
         return True
     running = Run.objects.filter(pk=int(pk), status=Run.Status.RUNNING, attempts=int(attempt))
     return running.exists()

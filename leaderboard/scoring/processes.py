@@ -99,7 +99,7 @@ def stop(who: dict) -> list[int]:
 def descendants(pid: int) -> list[int]:
     children: dict[int, list[int]] = {}
     for entry in PROC.iterdir():
-        if not entry.name.isdigit():
+        if not (entry.name.isascii() and entry.name.isdigit()):
             continue
         try:
             ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])

@@ -6,11 +6,17 @@ RUNNING run without storing anything extra. With RQ_FORCE_INLINE set (the demo s
 finds no Redis) the job runs in a background thread of this process: a local demo convenience,
 logged as such, never how production scores. Otherwise a run whose enqueue fails (Redis down or
 gone mid-call) stays QUEUED with nothing lost: the reaper gives it its job once Redis answers.
+
+Two queues: what a user submitted goes on `evaluation`, what an operator loads in bulk (the
+archive, the demo's sample: runs without a submitter) on `evaluation-bulk`. A worker started as
+`rqworker evaluation evaluation-bulk` takes from the first while it has jobs, so a newcomer's first
+run never waits behind the demo's own loads; the queue position counts the same way.
 """
 
 from __future__ import annotations
 
 import logging
+import statistics
 import threading
 from importlib import import_module
 
@@ -24,6 +30,9 @@ from redis.exceptions import RedisError
 from leaderboard.models import Run
 
 QUEUE_NAME = "evaluation"
+BULK_QUEUE_NAME = "evaluation-bulk"
+# How many recently scored runs the wait estimate takes the median of.
+RECENT_RUNS = 20
 # rq imports the job by this path in the worker process.
 JOB_PATH = "leaderboard.scoring.jobs.evaluate_run"
 PING_TIMEOUT_SECONDS = 0.5
@@ -55,13 +64,25 @@ def redis_answers() -> bool:
         return False
 
 
+def is_bulk(run: Run) -> bool:
+    """An operator's load (no submitter): it yields to every submission."""
+    return run.submitter_id is None
+
+
+def queue_for(run: Run) -> str:
+    # A configuration without the bulk queue (an older one, a test's) keeps one queue for all.
+    if is_bulk(run) and BULK_QUEUE_NAME in settings.RQ_QUEUES:
+        return BULK_QUEUE_NAME
+    return QUEUE_NAME
+
+
 def enqueue_run(run: Run) -> None:
     """Queue `run` for scoring once the current transaction commits (immediately outside one)."""
-    run_id, attempt = run.pk, run.attempts + 1
-    transaction.on_commit(lambda: _dispatch(run_id, attempt))
+    run_id, attempt, name = run.pk, run.attempts + 1, queue_for(run)
+    transaction.on_commit(lambda: _dispatch(run_id, attempt, name))
 
 
-def _dispatch(run_id: int, attempt: int) -> None:
+def _dispatch(run_id: int, attempt: int, name: str = QUEUE_NAME) -> None:
     if settings.RQ_FORCE_INLINE:
         log.warning(
             "run %s: RQ_FORCE_INLINE is set, scoring in a background thread of this process "
@@ -72,7 +93,7 @@ def _dispatch(run_id: int, attempt: int) -> None:
         return
     try:
         if redis_answers():
-            queue = django_rq.get_queue(QUEUE_NAME, commit_mode="auto")
+            queue = django_rq.get_queue(name, commit_mode="auto")
             queue.enqueue(JOB_PATH, run_id, job_id=job_id(run_id, attempt))
             return
     except (RedisError, OSError) as exc:
@@ -97,4 +118,24 @@ def queue_position(run: Run) -> int | None:
     if run.status != Run.Status.QUEUED:
         return None
     ahead = Q(created_at__lt=run.created_at) | Q(created_at=run.created_at, pk__lt=run.pk)
-    return Run.objects.queued().filter(ahead).count() + 1
+    submitted = Run.objects.queued().filter(submitter__isnull=False)
+    if not is_bulk(run):
+        return submitted.filter(ahead).count() + 1
+    bulk = Run.objects.queued().filter(ahead, submitter__isnull=True)
+    return submitted.count() + bulk.count() + 1
+
+
+def wait_estimate(position: int | None) -> dict[str, float | int] | None:
+    """Roughly how long until a run at `position` is scored: the position times the median
+    scoring time of the last RECENT_RUNS runs (one worker's pace); None with no history."""
+    if position is None:
+        return None
+    durations = Run.objects.recent_scoring_seconds(RECENT_RUNS)
+    if not durations:
+        return None
+    median = statistics.median(durations)
+    return {
+        "seconds": round(position * median),
+        "median_scoring_seconds": round(median, 1),
+        "from_runs": len(durations),
+    }

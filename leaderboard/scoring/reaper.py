@@ -67,7 +67,8 @@ def reap_stale_runs(now: datetime | None = None) -> dict[str, list[int]]:
 def _let_rq_mark_abandoned_jobs(redis: Redis) -> None:
     # rq's own judgment of a started job whose worker stopped sending heartbeats (its entry in
     # the started registry expired): the job becomes FAILED, which the checks below read.
-    StartedJobRegistry(queueing.QUEUE_NAME, connection=redis).cleanup()
+    for name in settings.RQ_QUEUES:  # the submissions' queue and the bulk loads' alike
+        StartedJobRegistry(name, connection=redis).cleanup()
 
 
 def _redis_or_none() -> Redis | None:

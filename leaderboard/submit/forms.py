@@ -176,9 +176,8 @@ class SubmitForm(DisclosureFields):
     spec_text = _pasted_text("…or paste the spec", rows=14)
     adapter_file = forms.FileField(required=False, label="Adapter file (.yaml, optional)")
     adapter_text = _pasted_text("…or paste the adapter", rows=6)
-    cfg_text = _pasted_text(
-        "Your TLC .cfg (optional: constants, model values, SPECIFICATION)", rows=4
-    )
+    cfg_file = forms.FileField(required=False, label="Config file (.cfg, optional)")
+    cfg_text = _pasted_text("…or paste the .cfg", rows=4)
 
     def __init__(self, *args: Any, user: User, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -201,7 +200,7 @@ class SubmitForm(DisclosureFields):
         adapter = self._adapter_input(data)
         if spec is None or not data.get("task"):
             return data
-        cfg = (data.get("cfg_text") or "").replace("\r\n", "\n")
+        cfg = self._cfg_input(data)
         result = lint_upload(spec, data["task"], adapter, cfg)
         if result.spec_text and spec_field == "spec_file":
             # Keep the upload on screen so a failed lint never costs the submitter their text.
@@ -209,9 +208,8 @@ class SubmitForm(DisclosureFields):
             shown["spec_text"] = result.spec_text
             self.data = shown
         for key, messages in result.errors.items():
-            target = {"spec": spec_field, "adapter": "adapter_text", "cfg": "cfg_text"}.get(
-                key, key
-            )
+            cfg_field = "cfg_file" if data.get("cfg_file") else "cfg_text"
+            target = {"spec": spec_field, "adapter": "adapter_text", "cfg": cfg_field}.get(key, key)
             for message in messages:
                 self.add_error(target, message)
         data["spec"], data["adapter"], data["cfg"] = result.spec_text, adapter, cfg
@@ -231,10 +229,12 @@ class SubmitForm(DisclosureFields):
         elif ModelUnderTest.objects.submittable_by(self.user).filter(slug=slugify(name)).exists():
             self.add_error("new_model_name", f"You have a model {name!r} already: pick it above.")
         elif ModelUnderTest.objects.filter(slug=slugify(name)).exists():
+            # The same words whoever holds the name: saying "another account's" would confirm
+            # that a model no run of which is public exists.
             self.add_error(
                 "new_model_name",
-                f"A model {name!r} exists already and belongs to another account: choose another "
-                "name, or ask a maintainer to hand it over to you.",
+                f"The name {name!r} is not available: choose another one. If the model is "
+                "yours, a maintainer can hand it over to you.",
             )
 
     def _spec_input(self, data: dict[str, Any]) -> tuple[bytes | str | None, str]:
@@ -263,6 +263,21 @@ class SubmitForm(DisclosureFields):
         except UnicodeDecodeError:
             self.add_error("adapter_file", "The adapter is not UTF-8 text.")
             return ""
+
+    def _cfg_input(self, data: dict[str, Any]) -> str:
+        """The uploaded .cfg, else the pasted one (the same rules as the adapter's file)."""
+        upload = data.get("cfg_file")
+        if not upload:
+            return (data.get("cfg_text") or "").replace("\r\n", "\n")
+        if upload.size > settings.UPLOAD_MAX_BYTES:
+            self.add_error("cfg_file", too_big("The cfg", upload.size))
+            return ""
+        try:
+            text: str = upload.read().decode("utf-8")
+        except UnicodeDecodeError:
+            self.add_error("cfg_file", "The cfg is not UTF-8 text.")
+            return ""
+        return text.replace("\r\n", "\n")
 
     def save(self, submitter: User) -> Run:
         """The queued private run (and the new model of `submitter`, if one was described);

@@ -52,3 +52,15 @@ def seconds(value: float | str | None) -> str:
 def code_spans(text: str | None) -> SafeString:
     """The scorer's hints quote names in backticks (`state:`); shown as code, the rest escaped."""
     return mark_safe(re.sub(r"`([^`]+)`", r"<code>\1</code>", str(escape(text or ""))))
+
+
+@register.filter
+def wait_words(seconds: float | None) -> str:
+    """A wait estimate in round words; static/js/run_progress.js says it the same way."""
+    if seconds is None:
+        return ""
+    if seconds < 90:
+        return "a minute"
+    if seconds < 5400:
+        return f"{round(seconds / 60)} minutes"
+    return f"{seconds / 3600:.1f} hours"

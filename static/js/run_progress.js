@@ -12,11 +12,27 @@
     return value === null || value === undefined ? "—" : (100 * value).toFixed(1);
   }
 
+  // The same words as the page's template (run_extras.wait_words).
+  function waitWords(seconds) {
+    if (seconds < 90) return "a minute";
+    if (seconds < 5400) return Math.round(seconds / 60) + " minutes";
+    return (seconds / 3600).toFixed(1) + " hours";
+  }
+
+  function queueText(data) {
+    if (!data.queue_position) return "";
+    var text = "· position " + data.queue_position + " in the queue";
+    var wait = data.queue_wait_estimate;
+    if (wait) {
+      text += " · scored in about " + waitWords(wait.seconds) + " (an estimate: the position × the median scoring time of the last " + wait.from_runs + " runs)";
+    }
+    return text;
+  }
+
   function update(data) {
     box.className = "run-status status-" + data.status;
     box.querySelector(".status-text").textContent = data.status.charAt(0).toUpperCase() + data.status.slice(1);
-    box.querySelector(".queue-text").textContent =
-      data.queue_position ? "· position " + data.queue_position + " in the queue" : "";
+    box.querySelector(".queue-text").textContent = queueText(data);
     data.phases.forEach(function (phase) {
       var card = document.getElementById("phase-" + phase.phase);
       if (!card) return;

@@ -31,7 +31,7 @@ class Capture:
             return
         if line.startswith(b"@!@!@STARTMSG "):
             code = line[14:].split(b":", 1)[0]
-            if code.isdigit() and int(code) in DROPPED_CODES:
+            if code.isascii() and code.isdigit() and int(code) in DROPPED_CODES:
                 self._dropping = b"@!@!@ENDMSG " + code
                 return
         if self.head_bytes + len(line) <= OUTPUT_HEAD_BYTES and not self.tail:

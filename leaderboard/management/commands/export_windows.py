@@ -1,8 +1,11 @@
 """Write a task's imported windows as a canonical windows file (JSON Lines, one window a line).
 
-    python manage.py export_windows --task spin [-o spin-windows.jsonl]
+    python manage.py export_windows --task spin -o spin-windows.jsonl
+    python manage.py export_windows --task spin > spin-windows.jsonl    # no -o: standard output
 
-The file is what `python -m evaluation score --windows FILE` reads, e.g. in the scorer container:
+Without `-o` the windows go to standard output and nothing is written into the current folder
+unasked; the summary line goes to standard error either way. The file is what
+`python -m evaluation score --windows FILE` reads, e.g. in the scorer container:
 the windows of the task's newest imported corpus, exactly the ones the site scores against.
 """
 
@@ -20,7 +23,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--task", required=True, help="task slug, e.g. spin")
-        parser.add_argument("-o", "--output", help="file to write (default <task>-windows.jsonl)")
+        parser.add_argument(
+            "-o", "--output", help="file to write (default: standard output; '-' says so too)"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         slug = options["task"]
@@ -31,6 +36,10 @@ class Command(BaseCommand):
         if corpus is None:
             raise CommandError(f"task {slug!r} has no imported trace windows")
         windows = canonical_windows(corpus)
-        output = options["output"] or f"{slug}-windows.jsonl"
-        write_windows(windows, output)
-        self.stdout.write(f"{len(windows)} windows of corpus {corpus.version} written to {output}")
+        output = options["output"]
+        if output in (None, "-"):
+            write_windows(windows, self.stdout)
+            output = "standard output"
+        else:
+            write_windows(windows, output)
+        self.stderr.write(f"{len(windows)} windows of corpus {corpus.version} written to {output}")

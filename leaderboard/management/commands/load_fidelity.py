@@ -8,8 +8,10 @@ labelled with exactly what is known, e.g. "Claude, model version unrecorded, Sys
 archive". The specs use their own names, so each is scored with its own TLC cfg (beside it) and
 through the adapter a submitter would write for it: `<DIR>/<task>/<variant>.adapter.yaml`
 (variant = the spec's folder below the task, "/" as "_": dqueue/specula_claude.adapter.yaml;
-the project keeps them in tests/fidelity/); without one, the identity adapter is used and the
-phases say what did not match. Loading twice scores nothing twice.
+the project keeps them in tests/fidelity/, the default folder). A spec without its adapter is
+refused, and nothing is loaded: scored with the identity adapter, the archive's own names would
+fail every window and the wrong figure would go onto the board as an approved run. Loading twice
+scores nothing twice.
 """
 
 from __future__ import annotations
@@ -62,6 +64,14 @@ def archived_specs(root: Path, only: str | None = None) -> list[ArchivedSpec]:
     return specs
 
 
+def default_adapters() -> Path:
+    return Path(settings.BASE_DIR) / "tests" / "fidelity"
+
+
+def adapter_path(adapters: Path, spec: ArchivedSpec) -> Path:
+    return adapters / spec.task / f"{spec.variant.replace('/', '_')}.adapter.yaml"
+
+
 def archive_model(author: str) -> ModelUnderTest:
     name, organisation = AUTHORS[author]
     model, _ = ModelUnderTest.objects.get_or_create(
@@ -81,12 +91,17 @@ class Command(BaseCommand):
     help = "Score the fidelity corpus's model-written specs as verified archive entries."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--adapters", type=Path, default=None, help="adapter folder")
+        parser.add_argument(
+            "--adapters",
+            type=Path,
+            default=default_adapters(),
+            help="adapter folder (default: the project's tests/fidelity)",
+        )
         parser.add_argument("--queue", action="store_true", help="queue instead of scoring here")
         parser.add_argument("--only", choices=TASKS, default=None)
 
     def handle(
-        self, *args: Any, adapters: Path | None, queue: bool, only: str | None, **options: Any
+        self, *args: Any, adapters: Path, queue: bool, only: str | None, **options: Any
     ) -> None:
         root = Path(settings.SYSMOBENCH_DATA_DIR) / "fidelity" / "spec"
         specs = archived_specs(root, only)
@@ -95,6 +110,15 @@ class Command(BaseCommand):
         missing = sorted({s.task for s in specs} - set(Task.objects.values_list("slug", flat=True)))
         if missing:
             raise CommandError(f"unknown tasks {missing}: run load_published first")
+        without = [
+            str(adapter_path(adapters, s)) for s in specs if not adapter_path(adapters, s).is_file()
+        ]
+        if without:
+            raise CommandError(
+                "no adapter for " + ", ".join(without) + ": every archived spec is scored "
+                "through its adapter (pass --adapters DIR, the folder holding "
+                "<task>/<variant>.adapter.yaml)"
+            )
         for spec in specs:
             run, created = self._run_for(spec, adapters)
             if not created:
@@ -108,13 +132,10 @@ class Command(BaseCommand):
             run.refresh_from_db()
             self.stdout.write(f"{spec.task}/{spec.variant}: run {run.pk} {self._summary(run)}")
 
-    def _run_for(self, spec: ArchivedSpec, adapters: Path | None) -> tuple[Run, bool]:
+    def _run_for(self, spec: ArchivedSpec, adapters: Path) -> tuple[Run, bool]:
         model, task = archive_model(spec.author), Task.objects.get(slug=spec.task)
         text = spec.path.read_text(encoding="utf-8")
-        adapter = ""
-        if adapters is not None:
-            path = adapters / spec.task / f"{spec.variant.replace('/', '_')}.adapter.yaml"
-            adapter = path.read_text(encoding="utf-8") if path.is_file() else ""
+        adapter = adapter_path(adapters, spec).read_text(encoding="utf-8")
         cfg_path = spec.path.with_suffix(".cfg")
         cfg = cfg_path.read_text(encoding="utf-8") if cfg_path.is_file() else ""
         existing = (

@@ -9,6 +9,10 @@ from the site's settings: all four phases (the default) go through
 same fingerprint. `--phases` runs only the phases named, in the official order; a phase then
 gates only on the selected phases before it, and no overall is given (it would not be the
 official figure).
+
+`--json` gives the overall and each phase's score as the site publishes them (3 decimals,
+leaderboard/web/rounding.py: 1.0, not 0.9999999999999999), with the float as computed beside them
+(`overall_unrounded`, `score_unrounded`), as the site's run JSON does.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evaluation import surface
+from leaderboard.web.rounding import figure
 
 
 class Command(BaseCommand):
@@ -43,6 +48,24 @@ class Command(BaseCommand):
         except surface.InputError as exc:
             raise CommandError(str(exc)) from exc
         if options["json"]:
-            self.stdout.write(json.dumps(result, indent=2, default=str))
+            self.stdout.write(json.dumps(published(result), indent=2, default=str))
         else:
             self.stdout.write(surface.render_report(result))
+
+
+def published(result: dict[str, Any]) -> dict[str, Any]:
+    """The result with its scores rounded as the site's pages and JSON round them."""
+    out = dict(result)
+    if "overall" in out:
+        out["overall"], out["overall_unrounded"] = figure(result["overall"]), result["overall"]
+    phases = out.get("phases")
+    if isinstance(phases, dict):
+        out["phases"] = {
+            name: {
+                **phase,
+                "score": figure(phase.get("score")),
+                "score_unrounded": phase.get("score"),
+            }
+            for name, phase in phases.items()
+        }
+    return out
