@@ -6,7 +6,7 @@ from django.db import migrations
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('leaderboard', '0003_cfg_text_and_undecided_windows'),
+        ('leaderboard', '0007_disclosure'),
     ]
 
     operations = [
