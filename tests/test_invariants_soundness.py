@@ -121,7 +121,6 @@ def test_a_joint_run_at_its_safety_net_leaves_every_invariant_its_own_run(spin):
         spin,
         ("safety", "Small == x <= 3"),
         ("safety", "Positive == x >= 0"),
-        ("liveness", "Reaches == <>(x = 3)"),
         # A recursive function is not memoised: 2^60 evaluations.
         (
             "safety",
@@ -131,20 +130,20 @@ def test_a_joint_run_at_its_safety_net_leaves_every_invariant_its_own_run(spin):
     check = build_modules(
         COUNTER.format(after_three="x", spec=FAIR), contract, Adapter.identity_for(contract)
     )
+    modes = check_modes(contract)  # a SANY call of its own: before the joint net starts
     budget = Budget(
         joint_deadline=time.monotonic() + 4,
-        per_invariant=5,
+        per_invariant=15,  # room for a lone check of a 4-state counter on a loaded machine
         heap_mb=512,
         scratch_mb=256,
         min_states=2,
     )
-    with pytest.raises(InfrastructureFailure, match="safety-net time limit of 5 s"):
-        check_all(check, contract, check_modes(contract), {"Reaches"}, budget)
+    with pytest.raises(InfrastructureFailure, match="safety-net time limit of 15 s"):
+        check_all(check, contract, modes, set(), budget)
     assert [(r["checked"], r["status"]) for r in budget.runs] == [
         ("together: Small, Positive, Slow", "timeout"),
         ("Small", "ok"),
         ("Positive", "ok"),
-        ("Reaches", "ok"),
         ("Slow", "timeout"),
     ]
 

@@ -3,8 +3,8 @@
 Rules (docs/BENCHMARK_RULES.md §1):
 
 - cell = w1·P1 + w2·P2 + w3·P3 + w4·P4 for the run that counts for (model, task); a phase with
-  no result, a result without a score (skipped, error), or a result with status `timeout`
-  counts 0 (evaluation.scoring.TIMEOUT_RULE: the same rule as `composite`).
+  no result, a result without a score (skipped, error), or a result an earlier scorer stored
+  with status `timeout` counts 0 (evaluation.scoring; scorers since 2.1 raise instead).
 - the run that counts: the best verified finished run (by the cell score under the weights in
   use; the newest wins a tie), otherwise the newest reported run.
 - a model's overall = mean of its cells over ALL tasks; a task with no run counts 0 and is shown
