@@ -11,7 +11,12 @@ import pytest
 
 from evaluation.pipeline import score_spec
 from evaluation.results import InfrastructureFailure
+from leaderboard.models import Run
+from leaderboard.scoring import backends
+from leaderboard.scoring.jobs import evaluate_run
+from tests.base import make_model, make_run
 from tests.conformance_support import spin, spin_spec, spin_windows
+from tests.test_job_lifecycle import spin_task
 
 pytestmark = pytest.mark.tla
 
@@ -89,3 +94,24 @@ def test_with_room_to_finish_the_same_slow_spec_gets_its_real_verdicts():
     bounds = report.fingerprint["work_bounds"]
     assert bounds["invariant"]["max_states"] == spin().budget("runtime", "max_states")
     assert "wall_seconds" not in bounds["conformance"]
+
+
+@pytest.mark.django_db
+def test_the_run_page_says_the_run_could_not_be_scored_and_it_gets_no_score(monkeypatch, settings):
+    task = spin_task()
+    last = settings.SCORING_MAX_ATTEMPTS - 1
+    run = make_run(make_model(), task, spec_text=heavy_spin(16), attempts=last)
+    real = backends.surface.score_spec
+
+    def with_a_tiny_p2_net(spec, contract, *args, **kwargs):
+        tight = replace(contract, budgets=contract.budgets.with_("runtime", wall_seconds=1))
+        return real(spec, tight, *args, **kwargs)
+
+    monkeypatch.setattr(backends.surface, "score_spec", with_a_tiny_p2_net)
+    assert evaluate_run(run.pk) == Run.Status.FAILED
+    run.refresh_from_db()
+    assert run.overall is None
+    assert run.failure_reason.startswith(
+        "could not be scored: the runtime check reached its safety-net time limit of 1 s"
+    )
+    assert not run.phase_results.filter(phase="runtime").exists()  # no P2 of 0 either
