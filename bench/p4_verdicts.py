@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-LETTER = {"holds": "H", "violated": "V", "timeout": "T", "error": "E"}
+LETTER = {"holds": "H", "violated": "V", "error": "E"}
 
 
 def specs(slug: str, module: str) -> list[tuple[str, Path]]:

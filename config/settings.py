@@ -130,7 +130,10 @@ WHITENOISE_USE_FINDERS = True
 # Jobs. REDIS_URL unset or unreachable means jobs run in-process
 # (see leaderboard/scoring/queueing.py).
 REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6379/0")
-RQ_JOB_TIMEOUT = env_int("RQ_JOB_TIMEOUT", 3600)
+# One attempt's limit: above every contract's `Budgets.worst_case_seconds` (the sum of its
+# phases' safety nets; tests/test_contract_budgets.py), so the job never ends a scoring the
+# scorer's own nets would have let finish.
+RQ_JOB_TIMEOUT = env_int("RQ_JOB_TIMEOUT", 7800)
 # django-rq's own configuration schema (per queue: URL, DEFAULT_TIMEOUT, ...).
 # `evaluation` for submissions, `evaluation-bulk` for operators' loads (archive, demo sample): a
 # worker listens to both, the first first (leaderboard/scoring/queueing.py).

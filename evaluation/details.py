@@ -28,8 +28,8 @@ class RaisedBound(TypedDict):
 class CommonDetails(TypedDict, total=False):
     """Keys the pipeline reads or writes on any phase's details."""
 
-    # A phase that ended with status `timeout`: the score it reached, shown and not counted
-    # (the timeout rule, `evaluation.scoring.TIMEOUT_RULE`).
+    # Runs stored by scorers before 2.1 whose phase ended with status `timeout`: the score it
+    # reached, shown and not counted (`evaluation.scoring.TIMEOUT_RULE`).
     score_if_counted: float | None
     # The TLC flags the phase ran with (phases that run TLC); copied into the fingerprint.
     tlc_flags: list[str]

@@ -31,9 +31,9 @@ from evaluation.details import CrashedDetails, GateDetails
 from evaluation.inputs.adapter_check import spec_problems
 from evaluation.inputs.contracts import Adapter, Contract, adapter_with_cfg
 from evaluation.inputs.tlc_cfg import CfgError, parse_cfg
-from evaluation.phases import conformance, credit, invariants, runtime, syntax
+from evaluation.phases import conformance, credit, invariants, reach, runtime, syntax
 from evaluation.results import InfrastructureFailure, PhaseName, PhaseOutcome
-from evaluation.scoring import NOT_APPLICABLE, PHASE_WEIGHTS, PHASES, TIMEOUT
+from evaluation.scoring import NOT_APPLICABLE, PHASE_WEIGHTS, PHASES
 from evaluation.tla import sandbox, tools, unicode
 from evaluation.tla.parsed import ParsedSpec, parse_spec
 from evaluation.upload import lint as spec_lint
@@ -47,7 +47,10 @@ from evaluation.windows.window import Window
 # credits one), every candidate must pass, state mappings are credited only when the spec's
 # behaviour confirms them, fair negative windows count; P4 credits only behaviour the spec has.
 # Runs scored under 1.x followed other rules; their fingerprints name the version.
-SCORER_VERSION = "2.0.0"
+# 2.1.0 ("Work bounds" in docs/ARCHITECTURE.md): no time limit is a verdict (reaching a safety
+# net is an infrastructure failure, not a 0); P4's liveness runs explore P2's bounded region;
+# the fingerprint records every phase's work bounds (`work_bounds`).
+SCORER_VERSION = "2.1.0"
 
 
 class PhaseCrashed(RuntimeError):
@@ -86,7 +89,7 @@ def composite(outcomes: dict[str, PhaseOutcome]) -> float:
 
 
 def _score(outcome: PhaseOutcome | None) -> float:
-    if outcome is None or outcome.score is None or outcome.status == TIMEOUT:
+    if outcome is None or outcome.score is None:
         return 0.0
     return outcome.score
 
@@ -184,9 +187,6 @@ def score_spec(
             outcome = crashed_outcome(phase, exc)
         if not outcome.duration_seconds:
             outcome.duration_seconds = round(time.monotonic() - started, 3)
-        if outcome.status == TIMEOUT and outcome.score:
-            outcome.details["score_if_counted"] = outcome.score
-            outcome.score = 0.0
         outcomes[phase] = outcome
         if on_phase is not None:
             on_phase(outcome)
@@ -250,6 +250,43 @@ def score_spec(
     )
 
 
+def work_bounds(contract: Contract) -> dict[str, Any]:
+    """Per phase, what bounds the exploration its verdicts come from: the contract's bounds and
+    the scorer's own caps. Together with the spec and the contract they decide every verdict;
+    the wall-clock safety nets (in `budgets`) decide none."""
+    runtime_region = {
+        "depth": contract.budget("runtime", "depth"),
+        "max_states": contract.budget("runtime", "max_states"),
+    }
+    return {
+        "syntax": "none: SANY cannot be bounded by work (a safety net reached is no verdict)",
+        "runtime": {**runtime_region, "seed": contract.budget("runtime", "seed")},
+        "conformance": {
+            **{
+                key: contract.budget("conformance", key)
+                for key in (
+                    "depth",
+                    "max_states",
+                    "guided_depth",
+                    "guided_max_states",
+                    "guided_slack",
+                    "seed",
+                )
+            },
+            "max_tlc_runs": conformance.runner.MAX_RUNS,
+            "cases_per_run": conformance.runner.CHUNK,
+        },
+        "invariant": {
+            # P4 explores P2's region, liveness included.
+            **runtime_region,
+            "min_states": contract.budget("invariant", "min_states"),
+            "seed": contract.budget("invariant", "seed"),
+            "reach_max_runs": reach.MAX_RUNS,
+            "reach_survey_states": reach.SURVEY_STATES,
+        },
+    }
+
+
 def windows_hash(windows: list[Window]) -> str:
     """Order-independent sha256 of the windows used (canonical JSON, sorted by window id)."""
     canonical = sorted(json.dumps(w, sort_keys=True, separators=(",", ":")) for w in windows)
@@ -295,6 +332,7 @@ def fingerprint(
             for phase in ("runtime", "conformance", "invariant")
         },
         "budgets": contract.budgets.as_dict(),
+        "work_bounds": work_bounds(contract),
         "cfg_sha256": hashlib.sha256(cfg_text.encode()).hexdigest() if cfg_text else None,
         "weights": dict(PHASE_WEIGHTS),
         # Standard Unicode symbols the tools were given in ASCII (0: the spec was read as sent).

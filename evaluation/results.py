@@ -21,18 +21,21 @@ from evaluation.details import (
 )
 
 PhaseName = Literal["syntax", "runtime", "conformance", "invariant"]
-PhaseStatus = Literal["ran", "skipped", "timeout", "error", "n/a"]
+# No phase ends in "timeout" any more: a safety-net time limit raises InfrastructureFailure. The
+# board still reads the status on runs stored by scorers before 2.1 (`scoring.TIMEOUT`).
+PhaseStatus = Literal["ran", "skipped", "error", "n/a"]
 # `undecided`: no pre-state of the spec could be built for the window (not the spec's failure,
 # but never a pass either; see docs/ARCHITECTURE.md, P3).
 WindowVerdict = Literal["pass", "fail", "undecided", "error"]
-InvariantVerdict = Literal["holds", "violated", "timeout", "error"]
+InvariantVerdict = Literal["holds", "violated", "error"]
 
 
 class InfrastructureFailure(RuntimeError):
     """The machine, not the spec, ended a check: a tool process killed by a signal the sandbox
     did not send (the kernel's out-of-memory killer, an operator), a sandbox that could not be
-    set up. It is never a verdict: it leaves the scoring (`pipeline.score_spec` does not catch
-    it), and the job retries the attempt or says the run could not be scored."""
+    set up, a check that reached its safety-net time limit. It is never a verdict: it leaves
+    the scoring (`pipeline.score_spec` does not catch it), and the job retries the attempt or
+    says the run could not be scored."""
 
 
 @dataclass

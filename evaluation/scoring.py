@@ -2,10 +2,10 @@
 
 A leaf module (it imports nothing from the project), so the scorer (`pipeline`), the board
 (`leaderboard.board.aggregate`) and the models (`leaderboard.models`) share one definition without
-importing each other. Rules (docs/BENCHMARK_RULES.md §1): a phase with no result, without a score
-(skipped, error) or with status `timeout` (TIMEOUT_RULE) counts 0; a verified run's `n/a` phase
-leaves the formula and the other weights are renormalised to sum 1. Reported runs keep the
-published formula.
+importing each other. Rules (docs/BENCHMARK_RULES.md §1): a phase with no result, without a
+score (skipped, error) or with the status `timeout` of runs stored before scorer 2.1 counts 0;
+a verified run's `n/a` phase leaves the formula and the other weights are renormalised to sum
+1. Reported runs keep the published formula.
 """
 
 from __future__ import annotations
@@ -22,12 +22,15 @@ PHASE_WEIGHTS = {"syntax": 0.15, "runtime": 0.15, "conformance": 0.35, "invarian
 OFFICIAL_WEIGHTS = tuple(PHASE_WEIGHTS[phase] for phase in PHASES)
 NOT_APPLICABLE: Final = "n/a"
 TIMEOUT: Final = "timeout"
-# One rule for time-outs in every phase (docs/ARCHITECTURE.md and the methodology page say the
-# same; `pipeline.score_spec` applies it as each phase ends, `cell_score` on the board): a phase
-# that ends with status `timeout` scores 0, whatever it decided before time ran out (those
-# verdicts are shown, never counted). Inside P4 an invariant that runs out of its own budget is
-# one failed invariant, not a phase timeout.
-TIMEOUT_RULE = "a phase that runs out of time scores 0; its partial verdicts are shown, not counted"
+# Scorers since 2.1 end no phase in `timeout`: verdicts are bounded by work, and a safety-net
+# time limit is an infrastructure failure (no score at all; docs/ARCHITECTURE.md, "Work bounds").
+# Runs stored by earlier scorers keep the rule they were scored under on the board: a phase
+# that ended with status `timeout` counts 0, whatever it decided before time ran out.
+# The rule the methodology page states (the site's words for the paragraph above).
+TIMEOUT_RULE = (
+    "a check that reaches its safety-net time limit gives no score at all: the run could not be "
+    "scored, it is never a 0 and never a pass"
+)
 
 
 def normalise_weights(weights: Iterable[Weight]) -> tuple[float, float, float, float]:

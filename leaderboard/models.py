@@ -396,7 +396,7 @@ class PhaseResult(models.Model):
     class Status(models.TextChoices):
         RAN = "ran", "Ran"
         SKIPPED = "skipped", "Skipped"
-        TIMEOUT = "timeout", "Timed out"
+        TIMEOUT = "timeout", "Timed out"  # stored by scorers before 2.1 only
         ERROR = "error", "Error"
         NOT_APPLICABLE = "n/a", "Not applicable"
 
@@ -486,7 +486,7 @@ class InvariantResult(models.Model):
     class Verdict(models.TextChoices):
         HOLDS = "holds", "Holds"
         VIOLATED = "violated", "Violated"
-        TIMEOUT = "timeout", "Timed out"
+        TIMEOUT = "timeout", "Timed out"  # stored by scorers before 2.1 only
         ERROR = "error", "Error"
 
     phase_result = models.ForeignKey(

@@ -137,6 +137,15 @@ class MethodologyPageTests(TestCase):
         self.assertIn(f"<code>{SCORER_VERSION}</code>", html)
         self.assertIn('href="#no-shortcuts"', html.split('id="phases"', 1)[1])
 
+    def test_it_says_verdicts_depend_on_work_bounds_and_a_time_limit_is_no_zero(self):
+        html = self.client.get(reverse("methodology")).content.decode()
+        section = html.split('id="work-bounds"', 1)[1].split("<h2", 1)[0]
+        self.assertIn("bounded by work", section)
+        self.assertIn("never on how busy the machine was", section)
+        self.assertIn("could not be scored", section)
+        self.assertIn("never given a 0", section)
+        self.assertIn('href="#work-bounds"', html.split('id="work-bounds"', 1)[0])
+
 
 class TaskContractPageTests(WorldTestCase):
     def test_the_task_page_shows_the_contract(self):

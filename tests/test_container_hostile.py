@@ -197,7 +197,7 @@ def test_an_endless_spec_is_stopped_at_the_container_deadline(docker_client, tmp
             run_label="endless",
             client=docker_client,
         )
-    # "total time budget" is the 30 s container deadline's own reason (the contract's budgets would
-    # end with a phase timeout instead); how long it took is bench material, not a test's.
+    # "total time budget" is the 30 s container deadline's own reason (the contract's safety nets
+    # would raise InfrastructureFailure instead); how long it took is bench material.
     assert phases[:1] == ["syntax"]
     assert_nothing_left(docker_client, "endless", tmp_path)

@@ -83,3 +83,37 @@ def test_every_task_contract_loads_with_typed_budgets():
     contracts = load_all_contracts()
     assert len(contracts) == 11
     assert all(isinstance(c.budgets, Budgets) for c in contracts)
+
+
+WORK_BOUNDS = {
+    "runtime": ("depth", "max_states"),
+    "conformance": ("depth", "max_states", "guided_depth", "guided_max_states", "guided_slack"),
+}
+
+
+@pytest.mark.parametrize(
+    "folder", sorted(p.parent.name for p in TASKS_DATA_DIR.glob("*/task.yaml"))
+)
+def test_every_contract_states_its_work_bounds(folder):
+    # The verdicts are a function of spec, contract and work bounds: the contract says them all
+    # itself, so a change of a default cannot move a task's verdicts unseen.
+    path = TASKS_DATA_DIR / folder / "task.yaml"
+    data = yaml.safe_load(path.read_text())
+    stated = data.get("budgets") or {}
+    phases = ["runtime"] + (["conformance"] if data.get("traces") else [])
+    for phase in phases:
+        missing = [k for k in WORK_BOUNDS[phase] if k not in (stated.get(phase) or {})]
+        assert not missing, f"{folder}: budgets.{phase} does not state {missing}"
+    # P4 has no bounds of its own: it explores P2's region, and the contract says so.
+    assert "P4 explores with the runtime bounds" in path.read_text()
+
+
+def test_the_job_and_container_limits_stay_above_every_contracts_safety_nets():
+    from django.conf import settings
+
+    from evaluation.backends.container import ContainerSettings
+
+    margin = ContainerSettings.margin_seconds
+    for contract in load_all_contracts():
+        worst = contract.budgets.worst_case_seconds(len(contract.invariants))
+        assert worst + margin < settings.RQ_JOB_TIMEOUT, contract.slug

@@ -88,8 +88,8 @@ def test_unspecific_actions_withdraw_the_credit_of_what_they_change():
     assert "AcquireLock accepts transitions the system never makes" in reason
     clean = PhaseOutcome("conformance", "ran", 1.0, details={"per_action": {}})
     assert credit._specificity(mutex.definition, spin(), corpus, clean, {}) == ""
-    timed_out = PhaseOutcome("conformance", "timeout", 0.0, details={"per_action": {}})
-    assert "status timeout" in credit._specificity(mutex.definition, spin(), corpus, timed_out, {})
+    failed = PhaseOutcome("conformance", "error", 0.0, details={"per_action": {}})
+    assert "status error" in credit._specificity(mutex.definition, spin(), corpus, failed, {})
 
 
 def test_vacuity_names_what_the_spec_never_reaches():

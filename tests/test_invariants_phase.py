@@ -14,6 +14,7 @@ from evaluation.inputs.contracts import (
     parse_adapter,
 )
 from evaluation.phases.invariants import check_invariants, parse_trace
+from evaluation.results import InfrastructureFailure
 from evaluation.tla.messages import parse_messages
 
 pytestmark = pytest.mark.tla
@@ -139,7 +140,7 @@ def test_a_starvation_lasso_is_reported_with_its_loop(spin):
     assert 1 <= loop["back_to"] < loop["step"]
 
 
-def test_a_timeout_is_a_status_and_counts_as_failed(spin):
+def test_a_check_that_reaches_its_safety_net_is_no_verdict_but_an_infrastructure_failure(spin):
     unbounded = reference().replace(
         "VARIABLES lockState, pc, callType", "VARIABLES lockState, pc, callType, n"
     )
@@ -158,12 +159,11 @@ def test_a_timeout_is_a_status_and_counts_as_failed(spin):
     # P4's safety region is P2's bound: lift it so the exploration cannot end within 3 s.
     budgets = budgets.with_("runtime", depth=10**6, max_states=10**9)
     only = (spin.invariants[0],)
-    outcome = check_invariants(unbounded, replace(spin, invariants=only, budgets=budgets))
-    [result] = outcome.invariants
-    assert result.verdict == "timeout"
-    assert outcome.status == "timeout"
-    assert outcome.score == 0
-    assert outcome.duration_seconds < 8
+    with pytest.raises(InfrastructureFailure) as failure:
+        check_invariants(unbounded, replace(spin, invariants=only, budgets=budgets))
+    # Neither a verdict nor a 0: the scoring stops and says why.
+    assert "the invariant check reached its safety-net time limit of 3 s" in str(failure.value)
+    assert "not a verdict on your spec" in str(failure.value)
 
 
 def test_excluded_invariants_are_listed_but_not_counted(spin):

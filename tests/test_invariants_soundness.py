@@ -3,6 +3,7 @@ the submitter wrote, takes only fairness that keeps the spec machine closed, ref
 that explored nothing, and gives every invariant its own verdict within its own budget."""
 
 import re
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -10,7 +11,10 @@ import pytest
 
 from evaluation.inputs.contracts import Adapter, Invariant, SchemaVar, load_contract
 from evaluation.phases.invariants import check_invariants, check_modes, lasso_module, levels
+from evaluation.phases.invariants.budget import Budget
 from evaluation.phases.invariants.build import build_modules
+from evaluation.phases.invariants.checking import check_all
+from evaluation.results import InfrastructureFailure
 from evaluation.tla.sandbox import Limits, run_tlc
 
 pytestmark = pytest.mark.tla
@@ -109,30 +113,39 @@ def test_fairness_on_an_action_next_never_takes_cannot_make_liveness_vacuous(spi
     assert verdicts(check_invariants(fair, contract)) == {"Reaches": "holds"}
 
 
-def test_a_joint_timeout_leaves_every_invariant_its_own_budget(spin):
-    # `Slow` never finishes evaluating; the joint run times out after its 4 s, and each
-    # invariant is then checked alone with its own 20 s.
+def test_a_joint_run_at_its_safety_net_leaves_every_invariant_its_own_run(spin):
+    # `Slow` never finishes evaluating: the joint run reaches its 4 s net, which decides
+    # nothing, and each invariant is then checked alone. The others get their verdicts; Slow's
+    # own run reaches its net too, and that is no verdict: the check raises.
     contract = counter_contract(
         spin,
+        ("safety", "Small == x <= 3"),
+        ("safety", "Positive == x >= 0"),
         # A recursive function is not memoised: 2^60 evaluations.
         (
             "safety",
             "Slow == LET F[n \\in 0..60] == IF n = 0 THEN 1 ELSE F[n-1] + F[n-1] IN F[60] > x",
         ),
-        ("safety", "Small == x <= 3"),
-        ("safety", "Positive == x >= 0"),
-        ("liveness", "Reaches == <>(x = 3)"),
-        invariant={"wall_seconds": 4, "per_invariant_seconds": 20},
     )
-    outcome = check_invariants(COUNTER.format(after_three="x", spec=FAIR), contract)
-    assert verdicts(outcome) == {
-        "Slow": "timeout",
-        "Small": "holds",
-        "Positive": "holds",
-        "Reaches": "holds",
-    }
-    assert outcome.status == "ran"
-    assert outcome.score == 0.75
+    check = build_modules(
+        COUNTER.format(after_three="x", spec=FAIR), contract, Adapter.identity_for(contract)
+    )
+    modes = check_modes(contract)  # a SANY call of its own: before the joint net starts
+    budget = Budget(
+        joint_deadline=time.monotonic() + 4,
+        per_invariant=15,  # room for a lone check of a 4-state counter on a loaded machine
+        heap_mb=512,
+        scratch_mb=256,
+        min_states=2,
+    )
+    with pytest.raises(InfrastructureFailure, match="safety-net time limit of 15 s"):
+        check_all(check, contract, modes, set(), budget)
+    assert [(r["checked"], r["status"]) for r in budget.runs] == [
+        ("together: Small, Positive, Slow", "timeout"),
+        ("Small", "ok"),
+        ("Positive", "ok"),
+        ("Slow", "timeout"),
+    ]
 
 
 def test_a_liveness_violation_in_a_joint_run_is_a_violation_of_each_property(spin):
@@ -208,13 +221,15 @@ def test_an_evaluation_error_shows_tlcs_own_message(spin):
         assert "<<1>>" in result.reason or "out of" in result.reason, result.reason
 
 
-def test_a_level_probe_that_times_out_is_asked_again(spin, monkeypatch):
+def test_a_level_probe_that_times_out_stops_the_scoring_and_is_asked_again(spin, monkeypatch):
     contract = counter_contract(
         spin, ("safety", "GrowsSlowly == [][x' >= x]_x"), ("safety", "Small == x <= 3")
     )
     monkeypatch.setattr(
         levels, "LEVEL_PROBE_LIMITS", Limits(wall_seconds=0.05, cpu_seconds=1, heap_mb=256)
     )
-    assert check_modes(contract)["GrowsSlowly"] == "INVARIANT"  # the kind's fallback
+    # No fallback guess at how to check it: the net reached is the machine's, not a verdict.
+    with pytest.raises(InfrastructureFailure, match="safety-net time limit"):
+        check_modes(contract)
     monkeypatch.undo()
     assert check_modes(contract) == {"GrowsSlowly": "PROPERTY", "Small": "INVARIANT"}

@@ -3,14 +3,24 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NoReturn
 
 from evaluation.inputs.budgets import Budgets, parse_budgets
 from evaluation.inputs.contracts import ContractLike
-from evaluation.tla.sandbox.limits import Limits
+from evaluation.results import InfrastructureFailure
+from evaluation.tla.sandbox.limits import Limits, ToolRun
 from evaluation.tla.sandbox.precheck import DEFAULT_ALLOWED
 
-__all__ = ["ContractLike", "allowed_modules", "budget", "budgets_of", "field", "limits_for"]
+__all__ = [
+    "ContractLike",
+    "allowed_modules",
+    "budget",
+    "budgets_of",
+    "field",
+    "limits_for",
+    "raise_if_timed_out",
+    "safety_net_reached",
+]
 
 
 def field(obj: ContractLike, name: str, default: Any = None) -> Any:
@@ -45,3 +55,20 @@ def limits_for(contract: ContractLike, phase: str) -> Limits:
         heap_mb=int(budget(contract, phase, "heap_mb")),
         scratch_mb=int(budget(contract, phase, "scratch_mb")),
     )
+
+
+def safety_net_reached(phase: str, seconds: float, note: str = "") -> NoReturn:
+    """A phase's wall-clock or CPU limit was reached. Its checks are bounded by work (depth,
+    distinct states), so only a loaded or broken machine, or a contract whose work bounds its
+    safety net cannot cover, gets here: no verdict may stand on it (docs/ARCHITECTURE.md,
+    "Work bounds")."""
+    why = f" ({note})" if note else ""
+    raise InfrastructureFailure(
+        f"the {phase} check reached its safety-net time limit of {seconds:g} s{why}: the scoring "
+        "stopped, this is not a verdict on your spec"
+    )
+
+
+def raise_if_timed_out(phase: str, run: ToolRun, seconds: float) -> None:
+    if run.status == "timeout":
+        safety_net_reached(phase, seconds, run.note)

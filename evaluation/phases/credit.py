@@ -23,8 +23,8 @@ invariant with verdict `holds` keeps its credit only if:
     window in P3 (`conformance/specificity.py`): an invariant kept by an action that allows any
     change that keeps it (every step filtered through the invariant) is not a fact about the
     system. An invariant reading a variable no window shows (spin's callType) depends on every
-    target action. This rule needs P3 to have run: when it did not run to the end (error,
-    timeout), the invariants it would decide are not credited either, or a spec could keep its
+    target action. This rule needs P3 to have run: when it did not run to the end (an
+    error), the invariants it would decide are not credited either, or a spec could keep its
     invariants by making P3 fail (P3 scores 0 then anyway). A crash of P3 itself (a scorer bug,
     `details.internal`) leaves the rule unapplied: a scorer bug must not take P4 down with it.
 
@@ -162,7 +162,7 @@ def apply(
 ) -> PhaseOutcome:
     """P4's outcome with credit withdrawn from the invariants that hold without earning it."""
     holding = [i for i in outcome.invariants if i.verdict == "holds"]
-    if outcome.status not in ("ran", "timeout") or not holding:
+    if outcome.status != "ran" or not holding:
         return outcome
     started = time.monotonic()
     corpus = Corpus.read(windows, contract) if contract.has_traces else None

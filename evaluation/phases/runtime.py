@@ -6,8 +6,10 @@ breadth-first check with one worker under a generated state constraint
 `TLCGet("level") < depth /\\ TLCGet("distinct") < max_states`. BFS order with one worker is
 fixed, and `-seed`/`-fp` (budgets.runtime.seed) fix what `RandomElement` draws, so the explored
 region, the per-action counts and the verdict are the same on every run. The check always ends
-("0 states left on queue") unless evaluation itself is too slow, in which case the wall budget
-ends it with status `timeout` (never a pass). The bounds are recorded in the details. States so
+("0 states left on queue"): the verdict depends on the spec, the contract and these work bounds,
+never on how fast the machine is. The wall budget is only a safety net: reaching it raises
+InfrastructureFailure (the scoring stops, no score is given). The bounds are recorded in the
+details and the fingerprint. States so
 large that the queue outgrows the scratch cap (`budgets.runtime.scratch_mb`) end as status
 `error` with the cap named in `details["error"]["note"]`. Only a completed exploration is
 scored: an error no action can be blamed for makes the phase `error` with TLC's own message.
@@ -37,7 +39,14 @@ from evaluation.inputs.adapter_check import called_operators
 from evaluation.inputs.contracts import Adapter, Contract, adapter_with_cfg
 from evaluation.inputs.tlc_cfg import parse_cfg
 from evaluation.phases import firing
-from evaluation.phases._common import ContractLike, budget, field, limits_for
+from evaluation.phases._common import (
+    ContractLike,
+    budget,
+    field,
+    limits_for,
+    raise_if_timed_out,
+    safety_net_reached,
+)
 from evaluation.phases.firing import CoveredAction
 from evaluation.results import ActionOutcome, PhaseOutcome, PhaseStatus
 from evaluation.tla import assumptions, sandbox
@@ -114,10 +123,6 @@ def check_runtime(
     # The probe explores nothing: its coverage report is TLC's decomposition of Next, which
     # says where each action is in the spec so that its steps can be watched.
     probe = runs.run(spec_text, None, PROBE_BOUND)
-    if probe.status == "timeout":
-        details["tlc_version"], details["runs"], details["flags"] = probe.version, 1, probe.flags
-        details["error"] = probe.note
-        return _outcome("timeout", 0.0, details, [], started)
     universe = _coverage(probe.messages, module)
     name_inline(universe or [], spec_text, listing)
     # No decomposition: TLC stopped before exploring (a parse error, Init, an ASSUME); the
@@ -139,10 +144,6 @@ def check_runtime(
         )
         coverage = _coverage(run.messages, module)
         universe = universe if universe is not None else coverage
-        if run.status == "timeout":
-            details["error"] = run.note
-            unscored = _actions(universe or [], {}, failed)
-            return _outcome("timeout", 0.0, details, unscored, started)
         if (
             tags is not None
             and run.exit_code == EC.ExitStatus.FAILURE_SPEC_EVAL
@@ -196,12 +197,17 @@ class _Runs:
         self.module, self.settings, self.adapter = module, settings, adapter
         self.observer = observer
         self.args, self.limits, self.deadline = args, limits, deadline
+        self.safety_net = limits.wall_seconds
         self.count = 0
         self.safe = False
 
     def run(self, text: str, tags: dict[int, CoveredAction] | None, bound: str) -> ToolRun:
         self.count += 1
-        self.limits.wall_seconds = max(1.0, self.deadline - time.monotonic())
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            # No run is started past the net: one more short run could still decide the phase.
+            safety_net_reached("runtime", self.safety_net, "no time left for its next TLC run")
+        self.limits.wall_seconds = left
         watched = tags is not None
         modules = {self.module: text}
         if tags is not None:
@@ -216,9 +222,11 @@ class _Runs:
         trusted = (self.observer.marks_module,) if watched else ()
         # The spec's own text is scanned through its parse; an instrumented copy is parsed anew.
         spec = self.spec if text == self.spec.text else None
-        return sandbox.run_tlc(
+        run = sandbox.run_tlc(
             modules, WRAPPER, cfg, self.args, self.limits, spec=spec, trusted=trusted
         )
+        raise_if_timed_out("runtime", run, self.safety_net)
+        return run
 
 
 def _explain_assumptions(

@@ -16,11 +16,17 @@ import time
 from dataclasses import dataclass
 
 from evaluation.details import DefinitionRow, SyntaxActionDetail, SyntaxDetails
-from evaluation.phases._common import ContractLike, allowed_modules, field, limits_for
-from evaluation.results import ActionOutcome, PhaseOutcome, PhaseStatus
+from evaluation.phases._common import (
+    ContractLike,
+    allowed_modules,
+    field,
+    limits_for,
+    raise_if_timed_out,
+)
+from evaluation.results import ActionOutcome, PhaseOutcome
 from evaluation.tla import sandbox
 from evaluation.tla.parsed import ParsedSpec, spec_of
-from evaluation.tla.sandbox import Limits, ToolRun
+from evaluation.tla.sandbox import Limits
 from evaluation.tla.splitter import Definition, Listing
 
 _SEGMENT = re.compile(r"^\s*\*{6} SANY2 Version[^\n]*$", re.MULTILINE)
@@ -74,8 +80,7 @@ def _check(
     if not problems:
         whole = sandbox.run_sany({module: spec_text}, module, limits)
         details["sany_version"] = whole.version
-        if whole.status == "timeout":
-            return _ended(whole, details, started)
+        raise_if_timed_out("syntax", whole, limits.wall_seconds)
         if whole.status != "ok":
             problems.append(_error_text(whole.output) or whole.note)
     details["whole_module"] = {"ok": not problems, "messages": problems}
@@ -84,12 +89,7 @@ def _check(
         verdicts = {i: _Verdict(True, "") for i in range(len(definitions))}
         score = 1.0
     else:
-        verdicts, timed_out = _isolation_verdicts(listing, limits, contract)
-        if timed_out:
-            details["definitions"] = _rows(definitions, verdicts)
-            return PhaseOutcome(
-                "syntax", "timeout", 0.0, details, duration_seconds=time.monotonic() - started
-            )
+        verdicts = _isolation_verdicts(listing, limits, contract)
         parsed = sum(v.ok for v in verdicts.values())
         score = 0.5 * parsed / len(definitions) if definitions else 0.0
     details["definitions"] = _rows(definitions, verdicts)
@@ -115,12 +115,6 @@ def _action_detail(definition: Definition, verdict: _Verdict) -> SyntaxActionDet
         "end_line": definition.end_line,
         "message": verdict.message,
     }
-
-
-def _ended(run: ToolRun, details: SyntaxDetails, started: float) -> PhaseOutcome:
-    details["whole_module"] = {"ok": False, "messages": [run.note]}
-    status: PhaseStatus = "timeout" if run.status == "timeout" else "error"
-    return PhaseOutcome("syntax", status, 0.0, details, duration_seconds=time.monotonic() - started)
 
 
 def _whole_module_problems(spec: ParsedSpec, module: str, contract: ContractLike) -> list[str]:
@@ -205,7 +199,7 @@ def isolation_module(listing: Listing, index: int, name: str, allowed: set[str])
 
 def _isolation_verdicts(
     listing: Listing, limits: Limits, contract: ContractLike
-) -> tuple[dict[int, _Verdict], bool]:
+) -> dict[int, _Verdict]:
     allowed = allowed_modules(contract)
     names = {f"_D{i}": i for i in range(len(listing.definitions))}
     modules = {n: isolation_module(listing, i, n, allowed) for n, i in names.items()}
@@ -214,10 +208,8 @@ def _isolation_verdicts(
     verdicts: dict[int, _Verdict] = {}
     while pending:
         run = sandbox.run_sany(modules, pending[0], limits, roots=pending)
-        if run.status == "timeout":
-            for n in pending:
-                verdicts[names[n]] = _Verdict(False, "not checked: SANY timeout")
-            return verdicts, True
+        # SANY cannot be bounded by work: a time limit it reaches is the machine's.
+        raise_if_timed_out("syntax", run, limits.wall_seconds)
         seen = _segment_verdicts(run.output)
         for n in pending:
             if n in seen:
@@ -227,7 +219,7 @@ def _isolation_verdicts(
             verdicts[names[pending[0]]] = _Verdict(False, _error_text(run.output) or run.note)
             done = [pending[0]]
         pending = [n for n in pending if n not in done]
-    return verdicts, False
+    return verdicts
 
 
 def _rename(verdict: _Verdict, iso: str, module: str) -> _Verdict:

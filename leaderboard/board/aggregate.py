@@ -3,8 +3,8 @@
 Rules (docs/BENCHMARK_RULES.md §1):
 
 - cell = w1·P1 + w2·P2 + w3·P3 + w4·P4 for the run that counts for (model, task); a phase with
-  no result, a result without a score (skipped, error), or a result with status `timeout`
-  counts 0 (evaluation.scoring.TIMEOUT_RULE: the same rule as `composite`).
+  no result, a result without a score (skipped, error), or a result an earlier scorer stored
+  with status `timeout` counts 0 (evaluation.scoring; scorers since 2.1 raise instead).
 - the runs that count (the declared policy, `leaderboard/board/policy.py`): by default the mean
   over all approved verified finished runs of (model, task), cell by cell and phase by phase;
   `best` takes the best run (by the cell score under the weights in use; the newest wins a

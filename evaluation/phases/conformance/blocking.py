@@ -273,7 +273,7 @@ def blocking_conjuncts(
         action: guards(spec, gen.adapter_expr(plan, plan.adapter.actions[action], bound))
         for action in sorted({c.action for c in cases})
     }
-    if not cases or not any(per_action.values()) or budget.remaining() <= 2:
+    if not cases or not any(per_action.values()):
         return {}
     extra, numbered = probe(plan, actions, per_action)
     module = gen.build_module(plan, cases, actions, aux, probe=extra)

@@ -24,8 +24,6 @@ from evaluation.phases.conformance.runner import Budget, check_cases
 from evaluation.tla.parsed import ParsedSpec
 
 _INTEGER = re.compile(r"^\s*-?\d+\s*$")
-# Seconds the check needs at least; a diagnostic never eats the budget's last seconds.
-MIN_SECONDS = 20
 
 
 def integer_bounds(contract: Contract, declared: set[str]) -> dict[str, int]:
@@ -52,7 +50,7 @@ def bound_notes(
     """Failing case index -> why a bound decided it, for those that pass with bounds raised:
     all raised at once first, then (with several bounds) each alone on those that passed, so
     the reason names the one bound that decided where one suffices."""
-    if not failing or not bounds or budget.remaining() < MIN_SECONDS:
+    if not failing or not bounds:
         return {}
     top = max((_largest(cases[i]) for i in failing), default=0)
     raised = {name: top + 2 for name, value in bounds.items() if value <= top + 1}
@@ -88,14 +86,12 @@ def _passing(
     raised: dict[str, int],
 ) -> list[int]:
     """The cases among `chosen` that pass with the constants in `raised` given those values."""
-    if not chosen or budget.remaining() < MIN_SECONDS:
+    if not chosen:
         return []
     wider = replace(plan, constants={**plan.constants, **{k: str(v) for k, v in raised.items()}})
     # An explored case runs again from the reachable states it failed from (auxstate.py).
     sub = aux.subset(chosen)
-    timed_out = budget.timed_out
     results = check_cases(wider, spec, [cases[i] for i in chosen], actions, sub, budget)
-    budget.timed_out = timed_out  # a diagnostic that ran out of time changes no verdict
     return [i for i, r in zip(chosen, results, strict=True) if r.verdict == "pass"]
 
 

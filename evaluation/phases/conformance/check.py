@@ -139,6 +139,7 @@ def _check(
     wall = float(contract.budget("conformance", "wall_seconds"))
     budget = Budget(
         deadline=start + wall,
+        wall_seconds=wall,
         heap_mb=int(contract.budget("conformance", "heap_mb")),
         scratch_mb=int(contract.budget("conformance", "scratch_mb")),
         seed=int(contract.budget("conformance", "seed")),
@@ -194,12 +195,6 @@ def _check(
     mapping = _state_mapping(plan, refusals)
     if mapping is not None:
         details["state_mapping"] = mapping
-    if budget.timed_out:
-        # The timeout rule (`scoring.TIMEOUT_RULE`): the verdicts reached are shown, not counted.
-        details["score_if_counted"] = score
-        return PhaseOutcome(
-            "conformance", "timeout", 0.0, details, action_outcomes, window_outcomes
-        )
     return PhaseOutcome("conformance", "ran", score, details, action_outcomes, window_outcomes)
 
 

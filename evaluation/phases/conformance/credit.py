@@ -265,7 +265,7 @@ def window_values(
     out: dict[str, dict[int, TlcValue]] = {v: {} for v in mapped}
     queue = [list(range(len(cases)))]
     runs = 0
-    while queue and runs < MAX_WINDOW_RUNS and budget.remaining() > 2:
+    while queue and runs < MAX_WINDOW_RUNS:
         chunk = queue.pop(0)
         runs += 1
         run = run_module(plan, spec, _window_module(plan, mapped, cases, chunk), budget)

@@ -95,7 +95,7 @@ def successors(
     through the contract's views; `viewed_posts` gets each case's post-state values of the
     viewed variables through the same views, to diff against; `pre_differences` where the
     mappings of a pre-state built entirely from the window disagree with it."""
-    if not cases or budget.remaining() <= 2:
+    if not cases:
         return None
     module = gen.build_module(plan, cases, actions, aux, diagnose=True)
     run = run_module(plan, spec, module, budget)

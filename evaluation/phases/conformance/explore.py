@@ -79,11 +79,6 @@ def explore(
     from); `checked`: the state mappings whose reading back is tested; `valued`: the spec
     variables whose values are printed."""
     checked, valued, classes = checked or [], valued or [], classes or []
-    if budget.remaining() <= 1:
-        # As for the check runs: no run is started with a second or less left.
-        budget.timed_out = True
-        done = CaseResult("error", "conformance time budget exhausted")
-        return Exploration({i: done for i in range(len(checks))}, cut=True)
     module = exploration_module(plan, bounds, checks, actions, checked, valued, bool(classes))
     run = run_module(plan, spec, module, budget)
     if run.status == "ok" and run.truncated and (len(checks) > 1 or checks and valued):
@@ -99,10 +94,6 @@ def explore(
     problem = credit.evaluation_problem(plan, module, run, checked)
     if problem:
         raise problem
-    if run.status == "timeout":
-        budget.timed_out = True
-        note = f"TLC timeout: {run.note}"
-        return Exploration({i: CaseResult("error", note) for i in range(len(checks))})
     if not checks and not checked:
         raise SpecError(error_text(run, plan.nonce))
     # Some case's action (or a mapping) cannot be evaluated on some reachable state: find which
@@ -125,7 +116,7 @@ class SpecError(Exception):
 
 
 def _can_split(budget: Budget) -> bool:
-    return budget.runs < MAX_RUNS and budget.remaining() > 2
+    return budget.runs < MAX_RUNS
 
 
 def _bisect(

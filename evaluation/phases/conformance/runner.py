@@ -25,6 +25,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from evaluation.phases._common import raise_if_timed_out, safety_net_reached
 from evaluation.phases.conformance import generator as gen
 from evaluation.phases.conformance.cases import Case
 from evaluation.results import WindowVerdict
@@ -68,12 +69,16 @@ class CaseResult:
 
 @dataclass
 class Budget:
+    """What P3's TLC runs may use. Which runs are made depends on work alone (MAX_RUNS, the
+    contract's depth and state bounds), never on the clock: the deadline (`wall_seconds` after
+    the phase began) is a safety net, and reaching it stops the scoring (`run_module`)."""
+
     deadline: float
+    wall_seconds: float = 0.0
     heap_mb: int = 512
     scratch_mb: int = 256
     seed: int | None = None
     runs: int = 0
-    timed_out: bool = False
 
     def remaining(self) -> float:
         return self.deadline - time.monotonic()
@@ -82,7 +87,9 @@ class Budget:
 def run_module(plan: gen.Plan, spec: ParsedSpec, module: str, budget: Budget) -> ToolRun:
     """`module` beside the spec, in one TLC run (`spec` spares the sandbox a parse of its text)."""
     budget.runs += 1
-    wall = max(1.0, budget.remaining())
+    if budget.remaining() <= 1:
+        safety_net_reached("conformance", budget.wall_seconds, "no time left for its next TLC run")
+    wall = budget.remaining()
     limits = Limits(
         wall_seconds=wall,
         cpu_seconds=int(wall * 2) + 5,
@@ -93,7 +100,7 @@ def run_module(plan: gen.Plan, spec: ParsedSpec, module: str, budget: Budget) ->
         plan.spec_module: spec.text,
         **spec_first(gen.module_name(plan), plan.spec_module, module),
     }
-    return run_tlc(
+    run = run_tlc(
         modules,
         gen.module_name(plan),
         gen.build_cfg(plan),
@@ -102,6 +109,8 @@ def run_module(plan: gen.Plan, spec: ParsedSpec, module: str, budget: Budget) ->
         seed=budget.seed,
         spec=spec,
     )
+    raise_if_timed_out("conformance", run, budget.wall_seconds)
+    return run
 
 
 def _setup_problem(run: ToolRun) -> str:
@@ -183,13 +192,8 @@ def check_cases(
     queue = [runnable[i : i + CHUNK] for i in range(0, len(runnable), CHUNK)]
     while queue:
         chunk = queue.pop(0)
-        if budget.remaining() <= 1 or budget.runs >= MAX_RUNS:
-            reason = (
-                "conformance time budget exhausted"
-                if budget.remaining() <= 1
-                else (f"not evaluated: more than {MAX_RUNS} TLC runs were needed")
-            )
-            budget.timed_out = budget.timed_out or budget.remaining() <= 1
+        if budget.runs >= MAX_RUNS:
+            reason = f"not evaluated: more than {MAX_RUNS} TLC runs were needed"
             for i in chunk:
                 results[i] = CaseResult("error", reason)
             continue
@@ -224,11 +228,6 @@ def _absorb(
         for k, i in enumerate(chunk, start=1):
             judge = negative_verdict if is_negative(cases[i]) else verdict
             results[i] = judge(checked.get(k, set()), passed.get(k, set()))
-        return []
-    if run.status == "timeout":
-        budget.timed_out = True
-        for i in chunk:
-            results[i] = CaseResult("error", f"TLC timeout: {run.note}")
         return []
     problem = _setup_problem(run)
     if problem:

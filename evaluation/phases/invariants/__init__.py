@@ -40,7 +40,7 @@ One concern per module:
 - `levels`: each invariant's check mode from its level (`check_modes`);
 - `trace`: TLC's counterexample read into states (`parse_trace`);
 - `verdicts`: one run's verdict on an invariant, and vacuity (`verdict_from_run`, `vacuity`);
-- `budget`: the phase's time budget and its record of runs;
+- `budget`: the phase's safety nets (time limits, never verdicts) and its record of runs;
 - `checking`: the budgeted joint and lone runs (`check_all`);
 - `lasso`: a joint liveness counterexample replayed per property (`lasso_module`);
 - `phase`: `check_invariants`, the phase's entry point.

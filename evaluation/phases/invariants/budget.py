@@ -1,4 +1,4 @@
-"""The phase's time budget, and the record of every TLC run it paid for."""
+"""The phase's safety nets (time limits, never verdicts) and the record of its TLC runs."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from evaluation.tla.sandbox.limits import Limits, ToolRun
 @dataclass
 class Budget:
     """Joint runs share `invariants.wall_seconds`; every invariant left undecided then gets its
-    own `per_invariant_seconds`, whatever the joint runs used (so no verdict is lost to another
-    invariant's slowness)."""
+    own `per_invariant_seconds`, whatever the joint runs used. Both are safety nets: a joint run
+    that reaches its net decides nothing, a lone one stops the scoring (`checking._check_one`)."""
 
     joint_deadline: float
     per_invariant: float

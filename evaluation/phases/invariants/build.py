@@ -75,10 +75,12 @@ class CheckModules:
         self, invariants: Sequence[str] = (), properties: Sequence[str] = (), live: bool = False
     ) -> str:
         r"""Safety runs explore P2's region: INIT/NEXT under P2's bound. Liveness runs take
-        Init /\ [][Next]_vars /\ the spec's fairness, unbounded (a bound would cut behaviours
-        short and make them look like they stop)."""
+        Init /\ [][Next]_vars /\ the spec's fairness over the same bounded graph, so that they
+        end by work, not by time (docs/ARCHITECTURE.md, "Work bounds"). A behaviour that
+        reaches the bound stutters there; the spec's fairness rules that out wherever a fair
+        action is still enabled, and where none is, the stutter is one the spec allows."""
         if live:
-            behaviour = f"SPECIFICATION {self.prefix}Live"
+            behaviour = f"SPECIFICATION {self.prefix}Live\nCONSTRAINT {self.prefix}Bound"
         else:
             behaviour = f"INIT {self.init}\nNEXT {self.next}\nCONSTRAINT {self.prefix}Bound"
         lines = [self.constants_cfg, behaviour]

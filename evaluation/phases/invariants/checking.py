@@ -7,6 +7,7 @@ from collections.abc import Mapping
 
 from evaluation.details import InvariantKind
 from evaluation.inputs.contracts import Contract
+from evaluation.phases._common import raise_if_timed_out
 from evaluation.phases.invariants.budget import Budget
 from evaluation.phases.invariants.build import CheckModules
 from evaluation.phases.invariants.lasso import replay_lasso
@@ -73,8 +74,8 @@ def _check_together(
     - A temporal violation (exit VIOLATION_LIVENESS) does not say which property failed unless
       only one was in the run; otherwise the PROPERTYs are checked one by one, and the
       INVARIANTs together again.
-    - Anything else (timeout, error) says nothing about a single invariant: all that remain are
-      checked one by one, each with its own budget.
+    - Anything else (an error, or the joint run's safety-net limit) says nothing about a single
+      invariant: all that remain are checked one by one, each with its own safety net.
     """
     verdicts: dict[str, InvariantOutcome] = {}
     remaining = list(names)
@@ -100,9 +101,7 @@ def _check_together(
         if violated is None and temporal_violation(run) and len(properties) == 1:
             violated = properties[0]
         if violated is not None:
-            verdicts[violated] = verdict_from_run(
-                violated, kinds[violated], run, budget.per_invariant, modes[violated]
-            )
+            verdicts[violated] = verdict_from_run(violated, kinds[violated], run, modes[violated])
             remaining.remove(violated)
         elif temporal_violation(run):
             decided = replay_lasso(check, kinds, properties, run, budget) if live else {}
@@ -126,7 +125,9 @@ def _check_one(
     run = _run(check, cfg, budget.alone(), budget, name)
     if budget.fatal:
         return InvariantOutcome(name, kind, "error", budget.fatal)
-    return verdict_from_run(name, kind, run, budget.per_invariant, mode, budget.min_states)
+    # A joint run that reaches its limit only sends its invariants here; a run alone decides.
+    raise_if_timed_out("invariant", run, budget.per_invariant)
+    return verdict_from_run(name, kind, run, mode, budget.min_states)
 
 
 def _run(check: CheckModules, cfg: str, limits: Limits, budget: Budget, label: str) -> ToolRun:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from evaluation.inputs.contracts import Contract
+from evaluation.phases._common import raise_if_timed_out
 from evaluation.phases.invariants.build import contract_module_text, name_prefix
 from evaluation.tla.sandbox.calls import run_sany
 from evaluation.tla.sandbox.limits import Limits
@@ -22,7 +23,9 @@ ACTION_LEVEL_REASON = (
     "check it neither as an INVARIANT nor as a PROPERTY; the contract must state it as "
     "[][...]_vars to make it a safety property over steps"
 )
-LEVEL_PROBE_LIMITS = Limits(wall_seconds=60, cpu_seconds=60, heap_mb=256)
+# A safety net: SANY on the contract module cannot be bounded by work, and its answer decides
+# how each invariant is checked, so reaching this limit stops the scoring (no fallback guess).
+LEVEL_PROBE_LIMITS = Limits(wall_seconds=300, cpu_seconds=300, heap_mb=256)
 _LEVEL_ERROR = re.compile(
     r"^line (\d+), col \d+ to line \d+, col \d+ of module (\w+)\s*\n+Level error"
 )
@@ -74,6 +77,7 @@ def _ask_levels(contract_text: str, names: tuple[str, ...]) -> tuple[bool, dict[
     lines.append("====")
     modules = {"SMBLevels": contract_text, probe: "\n".join(lines) + "\n"}
     run = run_sany(modules, probe, LEVEL_PROBE_LIMITS)
+    raise_if_timed_out("invariant", run, LEVEL_PROBE_LIMITS.wall_seconds)
     if run.status == "ok":
         return True, dict.fromkeys(names, INVARIANT)
     if run.status != "error" or not run.output.strip():

@@ -72,16 +72,12 @@ def verdict_from_run(
     name: str,
     kind: InvariantKind,
     run: ToolRun,
-    budget: float,
     mode: str | None = None,
     min_states: int = 2,
 ) -> InvariantOutcome:
     """One invariant's verdict from a TLC run that checked it alone (as `mode`, by default the
     kind's usual one). Any violation TLC reports is a violation, whatever the mode."""
     mode = mode or (INVARIANT if kind == "safety" else PROPERTY)
-    if run.status == "timeout":
-        reason = f"no verdict within the {budget:g} s budget for this invariant (counts as failed)"
-        return InvariantOutcome(name, kind, "timeout", reason)
     if completed_without_error(run):
         vacuous = vacuity(run, min_states)
         if vacuous:
