@@ -131,8 +131,10 @@ WHITENOISE_USE_FINDERS = True
 REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6379/0")
 RQ_JOB_TIMEOUT = env_int("RQ_JOB_TIMEOUT", 3600)
 # django-rq's own configuration schema (per queue: URL, DEFAULT_TIMEOUT, ...).
+# `evaluation-rescore` holds rescorings of a release, taken only when `evaluation` is empty.
 RQ_QUEUES: dict[str, dict[str, Any]] = {
-    "evaluation": {"URL": REDIS_URL, "DEFAULT_TIMEOUT": RQ_JOB_TIMEOUT}
+    "evaluation": {"URL": REDIS_URL, "DEFAULT_TIMEOUT": RQ_JOB_TIMEOUT},
+    "evaluation-rescore": {"URL": REDIS_URL, "DEFAULT_TIMEOUT": RQ_JOB_TIMEOUT},
 }
 RQ_FORCE_INLINE = env_bool("RQ_FORCE_INLINE", default=False)
 

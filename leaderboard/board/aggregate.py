@@ -40,7 +40,7 @@ from evaluation.surface import (  # noqa: F401
 )
 from leaderboard.board.generation import generation
 from leaderboard.board.memo import LocalMemo
-from leaderboard.models import ModelUnderTest, Run, Task
+from leaderboard.models import ModelUnderTest, Release, Run, Task
 from leaderboard.querysets import BoardPhaseRow, BoardRunRow
 
 PHASE_LABELS = {"syntax": "P1", "runtime": "P2", "conformance": "P3", "invariant": "P4"}
@@ -183,7 +183,9 @@ def _model_rows(cells: pd.DataFrame, models: pd.DataFrame, n_tasks: int) -> pd.D
     return rows.reset_index(drop=True)
 
 
-def compute_board(weights: Iterable[float | str] = OFFICIAL_WEIGHTS) -> Board:
+def compute_board(
+    weights: Iterable[float | str] = OFFICIAL_WEIGHTS, release: Release | None = None
+) -> Board:
     """Compute the board from the database (uncached); see get_board()."""
     normalised = normalise_weights(weights)
     tasks: list[TaskColumn] = list(Task.objects.values("id", "slug", "name", "kind", "position"))
@@ -192,24 +194,27 @@ def compute_board(weights: Iterable[float | str] = OFFICIAL_WEIGHTS) -> Board:
         columns=["id", "slug", "name", "organisation", "kind"],
     ).rename(columns={"id": "model_id"})
     runs = Run.objects.all()
-    frame = _run_frame(runs.board_rows(), runs.board_phase_rows(), normalised)
+    frame = _run_frame(runs.board_rows(release), runs.board_phase_rows(release), normalised)
     cells = _counted_cells(frame).reset_index(drop=True)
     rows = _model_rows(cells, models, max(len(tasks), 1))
     return Board(weights=normalised, tasks=tasks, rows=rows, cells=cells)
 
 
-def get_board(weights: Iterable[float | str] = OFFICIAL_WEIGHTS) -> Board:
+def get_board(
+    weights: Iterable[float | str] = OFFICIAL_WEIGHTS, release: Release | None = None
+) -> Board:
     """The board under `weights`, cached; `official_rank` maps model id -> rank under the
     official weights so callers can show how a re-weighting moves each model."""
     normalised = normalise_weights(weights)
     # The stamp keeps per-process caches honest when the run finished in another process.
-    parts = f"{generation()}:{Run.objects.board_stamp()}:{normalised}"
+    stamp = Run.objects.board_stamp(release)
+    parts = f"{generation()}:{stamp}:{normalised}:{release.name if release else ''}"
     key = "board:" + hashlib.sha256(parts.encode()).hexdigest()
     board: Board | None = _LOCAL_BOARDS.get(key) or cache.get(key)
     if board is None:
-        board = compute_board(normalised)
+        board = compute_board(normalised, release)
         board.key = key
-        official = board if is_official(normalised) else get_board(OFFICIAL_WEIGHTS)
+        official = board if is_official(normalised) else get_board(OFFICIAL_WEIGHTS, release)
         board.official_rank = dict(zip(official.rows.model_id, official.rows["rank"], strict=True))
         cache.set(key, board, _CACHE_SECONDS)
     _LOCAL_BOARDS.set(key, board)

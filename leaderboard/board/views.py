@@ -21,6 +21,7 @@ from leaderboard.board.aggregate import (
 from leaderboard.board.forms import BoardQueryForm
 from leaderboard.compare.overview import featured
 from leaderboard.models import ModelUnderTest, Run, Task, TraceCorpus
+from leaderboard.releases.views import board_release
 from leaderboard.tasks.info import contract_info, render_markdown, trace_status
 from leaderboard.web.csv_safe import safe_cell
 from leaderboard.web.rounding import percent_text
@@ -29,15 +30,17 @@ RUNS_SHOWN = 50
 
 
 def _board_query(request: HttpRequest) -> tuple[BoardQueryForm, Board, list[dict[str, Any]]]:
-    """The board under the URL's weights, and its rows filtered and sorted as the URL says."""
-    official = get_board()
+    """The board under the URL's weights and release, and its rows filtered and sorted as the
+    URL says."""
+    release = board_release(request)
+    official = get_board(release=release)
     form = BoardQueryForm(
         request.GET,
         organisations=sorted(official.rows.organisation.unique()),
         task_slugs=[t["slug"] for t in official.tasks],
     )
     weights = form.value("w")
-    board = official if is_official(weights) else get_board(weights)
+    board = official if is_official(weights) else get_board(weights, release)
     rows = tables.filter_rows(tables.leaderboard_rows(board), form.value("kind"), form.value("org"))
     return form, board, tables.sort_rows(rows, form.value("sort"))
 

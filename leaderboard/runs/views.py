@@ -14,6 +14,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from leaderboard.compare import detail as compare_detail
 from leaderboard.models import ReviewError, Run, WindowResult
+from leaderboard.releases.identity import release_note
 from leaderboard.runs import drilldown
 from leaderboard.runs.export import CSV_COLUMNS, run_as_dict, run_csv_rows, run_summary
 from leaderboard.scoring.queueing import queue_position
@@ -39,6 +40,7 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
         all_undecided=request.GET.get("all_undecided") == "1",
     )
     context["queue_position"] = _position(run)
+    context["release_note"] = release_note(run)
     context["is_mine"] = request.user.is_authenticated and run.submitter_id == request.user.pk
     return render(request, "leaderboard/run_detail.html", context)
 

@@ -5,6 +5,10 @@ derived from the run and its attempt (`run-<pk>-<attempt>`) so the reaper can fi
 RUNNING run without storing anything extra. When Redis does not answer (or RQ_FORCE_INLINE is
 set) the job runs in a background thread of this process: a local demo convenience, logged as
 such, never how production scores.
+
+A rescoring (a run with `rescore_of`, `leaderboard/releases/rescoring.py`) goes on
+`evaluation-rescore`; a worker started as `rqworker evaluation evaluation-rescore` takes from it
+only when `evaluation` is empty, so rescoring a whole release never delays a submission.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from redis.exceptions import RedisError
 from leaderboard.models import Run
 
 QUEUE_NAME = "evaluation"
+RESCORE_QUEUE_NAME = "evaluation-rescore"
 # rq imports the job by this path in the worker process.
 JOB_PATH = "leaderboard.scoring.jobs.evaluate_run"
 PING_TIMEOUT_SECONDS = 0.5
@@ -54,15 +59,22 @@ def redis_answers() -> bool:
         return False
 
 
+def queue_for(run: Run) -> str:
+    # A configuration without the rescore queue (an older one, a test's) keeps one queue.
+    if run.rescore_of_id is not None and RESCORE_QUEUE_NAME in settings.RQ_QUEUES:
+        return RESCORE_QUEUE_NAME
+    return QUEUE_NAME
+
+
 def enqueue_run(run: Run) -> None:
     """Queue `run` for scoring once the current transaction commits (immediately outside one)."""
-    run_id, attempt = run.pk, run.attempts + 1
-    transaction.on_commit(lambda: _dispatch(run_id, attempt))
+    run_id, attempt, name = run.pk, run.attempts + 1, queue_for(run)
+    transaction.on_commit(lambda: _dispatch(run_id, attempt, name))
 
 
-def _dispatch(run_id: int, attempt: int) -> None:
+def _dispatch(run_id: int, attempt: int, name: str = QUEUE_NAME) -> None:
     if not settings.RQ_FORCE_INLINE and redis_answers():
-        queue = django_rq.get_queue(QUEUE_NAME, commit_mode="auto")
+        queue = django_rq.get_queue(name, commit_mode="auto")
         queue.enqueue(JOB_PATH, run_id, job_id=job_id(run_id, attempt))
         return
     why = "RQ_FORCE_INLINE is set" if settings.RQ_FORCE_INLINE else "Redis does not answer"
@@ -87,4 +99,8 @@ def queue_position(run: Run) -> int | None:
     if run.status != Run.Status.QUEUED:
         return None
     ahead = Q(created_at__lt=run.created_at) | Q(created_at=run.created_at, pk__lt=run.pk)
-    return Run.objects.queued().filter(ahead).count() + 1
+    submissions = Run.objects.queued().filter(rescore_of__isnull=True)
+    if queue_for(run) != RESCORE_QUEUE_NAME:
+        return submissions.filter(ahead).count() + 1
+    rescores = Run.objects.queued().filter(ahead, rescore_of__isnull=False)
+    return submissions.count() + rescores.count() + 1
