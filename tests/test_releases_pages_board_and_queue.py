@@ -12,9 +12,9 @@ from django.core.management.base import CommandError
 from django.test import override_settings
 
 from leaderboard.board.aggregate import get_board
-from leaderboard.models import Release, Run
+from leaderboard.models import Release, Rescore, Run
 from leaderboard.releases.identity import ReleaseError, identity_of, make_release
-from leaderboard.releases.rescoring import copy_for_rescore
+from leaderboard.releases.rescoring import copy_for_rescore, rescore
 from leaderboard.scoring import queueing
 from tests.base import WorldTestCase, make_run
 
@@ -158,3 +158,35 @@ class RescoreQueue(ReleasesTest):
     def test_without_the_rescore_queue_configured_one_queue_serves_all(self):
         rescoring = copy_for_rescore(self.scored_run(self.model_a))
         assert queueing.queue_for(rescoring) == queueing.QUEUE_NAME
+
+
+class RescoreRecords(ReleasesTest):
+    def test_a_failed_rescoring_is_retried_and_a_pending_one_is_not(self):
+        original = self.scored_run(self.model_a)
+        release = make_release("2026.12", "second", components(contract="c2"))
+        assert rescore(release, dry_run=True).queued == 1
+        assert not Rescore.objects.exists() and Run.objects.count() == 1
+        with self.captureOnCommitCallbacks(execute=False):
+            assert rescore(release).queued == 1
+            assert rescore(release).queued == 0
+        record = Rescore.objects.get(run=original, release=release)
+        assert record.old["phases"]["syntax"]["score"] == 0.5
+        first_copy = record.new_run
+        Run.objects.filter(pk=first_copy.pk).update(status="failed", failure_reason="machine")
+        with self.captureOnCommitCallbacks(execute=False):
+            assert rescore(release).queued == 1
+        record.refresh_from_db()
+        assert record.state == Rescore.State.PENDING and record.new_run_id != first_copy.pk
+        original.refresh_from_db()
+        assert original.phase_results.get().score == 0.5 and original.release is None
+
+    def test_the_admin_action_approves_a_release(self):
+        release = make_release("2026.12", "second", components())
+        self.client.force_login(self.maintainer)
+        response = self.client.post(
+            "/admin/leaderboard/release/",
+            {"action": "approve_releases", "_selected_action": [release.pk]},
+        )
+        assert response.status_code == 302
+        release.refresh_from_db()
+        assert release.approved and Release.board_default() == release
