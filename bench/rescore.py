@@ -49,6 +49,7 @@ def main() -> None:
 def bench(n: int, redis_url: str, db: str, folder: Path) -> None:
     from django.conf import settings
     from django.test.utils import override_settings
+    from django.utils import timezone
 
     from leaderboard.models import Run
     from leaderboard.releases.identity import make_release
@@ -79,14 +80,15 @@ def bench(n: int, redis_url: str, db: str, folder: Path) -> None:
         waiting = rescorings.filter(status="queued").count()
         submission = make_run(make_model("newcomer"), task, spec_text=text, status="queued",
                               review=Run.Review.PRIVATE)  # fmt: skip
+        queued_at = timezone.now()
         enqueue_run(submission)
         print(f"submission queued with {waiting} rescoring(s) still waiting")
         worker.wait(timeout=3600)
         elapsed = time.monotonic() - started
-    report(n, rescorings, Run.objects.get(pk=submission.pk), elapsed)
+    report(n, rescorings, Run.objects.get(pk=submission.pk), queued_at, elapsed)
 
 
-def report(n, rescorings, submission, elapsed) -> None:
+def report(n, rescorings, submission, queued_at, elapsed) -> None:
     done = rescorings.filter(status="finished")
     first = min(r.started_at for r in done)
     last = max(r.finished_at for r in done)
@@ -99,11 +101,11 @@ def report(n, rescorings, submission, elapsed) -> None:
     print(f"submission: {submission.status}, scoring started {began:.0f} s after the first "
           f"rescoring, took {took:.0f} s")  # fmt: skip
     after = done.filter(started_at__gt=submission.finished_at).count()
-    overlapped = done.filter(started_at__lt=submission.started_at,
-                             finished_at__gt=submission.started_at).count()  # fmt: skip
+    running = done.filter(started_at__lt=queued_at, finished_at__gt=queued_at).count()
+    jumped = done.filter(started_at__gt=queued_at, started_at__lt=submission.started_at).count()
     print(
-        f"rescorings started after the submission finished: {after}; "
-        f"in progress when it started: {overlapped} (the one job the worker was running)"
+        f"when the submission was queued {running} rescoring was running; rescorings started "
+        f"between its queueing and its start: {jumped}; started after it finished: {after}"
     )
 
 
