@@ -45,7 +45,14 @@ class RescoringAfterAContractChange(TestCase):
         with pytest.raises(ReleaseError, match="already has this identity"):
             make_release("2026.11b", "nothing changed")
         drop_invariant(self.tasks_dir, "MutualExclusion")
-        self.second = make_release("2026.12", "MutualExclusion leaves spin's contract")
+        out = StringIO()
+        call_command(
+            "make_release", "2026.12", "--changelog", "MutualExclusion leaves spin", stdout=out
+        )
+        assert "release 2026.12: identity" in out.getvalue()
+        with pytest.raises(CommandError, match="already has this identity"):
+            call_command("make_release", "2026.13", "--changelog", "again", stdout=StringIO())
+        self.second = Release.objects.get(name="2026.12")
         assert self.second.identity != self.first.identity
         assert not self.second.approved
 
