@@ -135,11 +135,13 @@ REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6379/0")
 # scorer's own nets would have let finish.
 RQ_JOB_TIMEOUT = env_int("RQ_JOB_TIMEOUT", 7800)
 # django-rq's own configuration schema (per queue: URL, DEFAULT_TIMEOUT, ...).
-# `evaluation` for submissions, `evaluation-bulk` for operators' loads (archive, demo sample): a
-# worker listens to both, the first first (leaderboard/scoring/queueing.py).
+# `evaluation` for submissions, `evaluation-bulk` for operators' loads (archive, demo sample),
+# `evaluation-rescore` for rescorings of a release: a worker listens to all three, in that order
+# (leaderboard/scoring/queueing.py).
 RQ_QUEUES: dict[str, dict[str, Any]] = {
     "evaluation": {"URL": REDIS_URL, "DEFAULT_TIMEOUT": RQ_JOB_TIMEOUT},
     "evaluation-bulk": {"URL": REDIS_URL, "DEFAULT_TIMEOUT": RQ_JOB_TIMEOUT},
+    "evaluation-rescore": {"URL": REDIS_URL, "DEFAULT_TIMEOUT": RQ_JOB_TIMEOUT},
 }
 RQ_FORCE_INLINE = env_bool("RQ_FORCE_INLINE", default=False)
 

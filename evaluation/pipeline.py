@@ -287,6 +287,18 @@ def work_bounds(contract: Contract) -> dict[str, Any]:
     }
 
 
+def scorer_identity() -> dict[str, str]:
+    """The scorer's part of a release (`leaderboard/releases/`): its version and the TLA+
+    tools' jar and banners, spelled as the fingerprint spells them so a run's fingerprint can
+    be matched to a release. The Java version is left out: it is the machine's, not the
+    benchmark's, and the fingerprint still records it."""
+    tool = tools.fingerprint()
+    return {
+        "scorer_version": SCORER_VERSION,
+        **{key: tool[key] for key in ("jar_sha256", "tlc_version", "sany_version")},
+    }
+
+
 def windows_hash(windows: list[Window]) -> str:
     """Order-independent sha256 of the windows used (canonical JSON, sorted by window id)."""
     canonical = sorted(json.dumps(w, sort_keys=True, separators=(",", ":")) for w in windows)

@@ -60,7 +60,15 @@ from evaluation.phases.credit import NOT_CREDITED
 from evaluation.phases.invariants import NOT_MODELLED
 
 # Scoring a spec in-process: gating, the composite, the fingerprint.
-from evaluation.pipeline import SCORER_VERSION, PhaseCrashed, ScoreReport, score_spec
+# What a release records of the scorer, and the windows hash the fingerprint records.
+from evaluation.pipeline import (
+    SCORER_VERSION,
+    PhaseCrashed,
+    ScoreReport,
+    score_spec,
+    scorer_identity,
+    windows_hash,
+)
 from evaluation.results import InfrastructureFailure, PhaseOutcome
 
 # The official phases, weights and cell rule (the board, the models and the scorer share them).
@@ -156,9 +164,11 @@ __all__ = [
     "score_files",
     "score_in_container",
     "score_spec",
+    "scorer_identity",
     "sweep_abandoned_run_dirs",
     "trace_base",
     "trace_files",
     "unstorable",
+    "windows_hash",
     "write_windows",
 ]

@@ -17,6 +17,8 @@ from leaderboard.models import (
     InvariantResult,
     ModelUnderTest,
     PhaseResult,
+    Release,
+    Rescore,
     ReviewError,
     Run,
     Task,
@@ -225,3 +227,25 @@ class ApiTokenAdmin(admin.ModelAdmin):
     search_fields = ["name", "user__username"]
     raw_id_fields = ["user"]
     readonly_fields = ["token_hash"]
+
+
+@admin.register(Release)
+class ReleaseAdmin(admin.ModelAdmin):
+    list_display = ["name", "identity", "created_at", "approved_at"]
+    readonly_fields = ["identity", "components", "created_at", "approved_at"]
+    actions = ["approve_releases"]
+
+    @admin.action(description="Make the selected release the board's default (after its diff)")
+    def approve_releases(self, request: HttpRequest, queryset: QuerySet[Release]) -> None:
+        for release in queryset:
+            if release.approve():
+                self.message_user(request, f"{release.name} is approved.", messages.SUCCESS)
+            else:
+                self.message_user(request, f"{release.name} was approved already.", messages.INFO)
+
+
+@admin.register(Rescore)
+class RescoreAdmin(admin.ModelAdmin):
+    list_display = ["run", "release", "state", "new_run", "finished_at"]
+    list_filter = ["release", "state"]
+    raw_id_fields = ["run", "new_run"]

@@ -193,6 +193,15 @@ class Run(models.Model):
     tokens_in = models.PositiveBigIntegerField(null=True, blank=True)
     tokens_out = models.PositiveBigIntegerField(null=True, blank=True)
     cost_usd = models.DecimalField(max_digits=10, decimal_places=2, null=True, blank=True)
+    # The release the run was scored under (set when it finishes); null: before releases, or
+    # scored under an identity no release names.
+    release = models.ForeignKey(
+        "Release", null=True, blank=True, on_delete=models.SET_NULL, related_name="runs"
+    )
+    # A rescoring of another run's spec under a newer release; the original keeps its results.
+    rescore_of = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="rescored_as"
+    )
 
     objects = RunQuerySet.as_manager()
 
@@ -563,3 +572,79 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.user})"
+
+
+# ---------------------------------------------------------------------------------------------
+# Releases (issue 25): what a score was computed under, named, so boards and results are citable.
+
+
+class Release(models.Model):
+    """A named identity of everything a score depends on besides the spec: the scorer version,
+    the TLA+ tools, every task contract and every trace corpus (`leaderboard/releases/`).
+
+    The board shows the runs of one release: the newest approved one unless the URL names
+    another. Approval is the maintainer's word that the release's rescoring diff was read.
+    """
+
+    name = models.CharField(max_length=40, unique=True)
+    identity = models.CharField(max_length=64, unique=True, help_text="sha256 of components")
+    components = models.JSONField(default=dict)
+    changelog = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    approved_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("release_detail", args=[self.name])
+
+    @property
+    def approved(self) -> bool:
+        return self.approved_at is not None
+
+    def approve(self) -> bool:
+        """Make this release the board's default; False when it already was approved."""
+        changed = Release.objects.filter(pk=self.pk, approved_at__isnull=True).update(
+            approved_at=timezone.now()
+        )
+        self.refresh_from_db()
+        invalidate_board_cache()
+        return bool(changed)
+
+    @classmethod
+    def board_default(cls) -> "Release | None":
+        return cls.objects.filter(approved_at__isnull=False).order_by("-approved_at", "-id").first()
+
+
+class Rescore(models.Model):
+    """One run's rescoring under a release: resumable (one row per (run, release)) and the
+    source of the release's diff (old and new per phase and per action)."""
+
+    class State(models.TextChoices):
+        PENDING = "pending", "Pending"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="rescores")
+    release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="rescores")
+    new_run = models.OneToOneField(
+        Run, null=True, blank=True, on_delete=models.SET_NULL, related_name="rescore_record"
+    )
+    state = models.CharField(max_length=10, choices=State.choices, default=State.PENDING)
+    old = models.JSONField(default=dict, blank=True)
+    new = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["release", "run"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "release"], name="one_rescore_per_release"),
+        ]
+
+    def __str__(self) -> str:
+        return f"rescore of run {self.run_id} under {self.release_id}: {self.state}"

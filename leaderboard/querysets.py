@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from leaderboard.models import (
         ModelUnderTest,  # noqa: F401 - named in a QuerySet base below
         PhaseResult,
+        Release,
         Run,
         Task,
     )
@@ -124,20 +125,25 @@ class RunQuerySet(models.QuerySet["Run"]):
     def awaiting_review(self) -> RunQuerySet:
         return self.filter(review=PENDING)
 
-    def on_board(self) -> RunQuerySet:
+    def on_board(self, release: Release | None = None) -> RunQuerySet:
         """Runs that count on the public board: finished, approved, verified here or reported
-        with a source. A published verified run waits here until a maintainer approves it."""
-        return self.finished().filter(review=APPROVED, provenance__in=["verified", "reported"])
+        with a source, of the board's release (`in_release`). A published verified run waits
+        here until a maintainer approves it."""
+        board = self.finished().filter(review=APPROVED, provenance__in=["verified", "reported"])
+        return board.in_release(release)
 
-    def board_rows(self) -> list[BoardRunRow]:
+    def board_rows(self, release: Release | None = None) -> list[BoardRunRow]:
         """One dict per run on the board: ids, provenance and creation time (feeds pandas)."""
-        return list(self.on_board().values("id", "model_id", "task_id", "provenance", "created_at"))
+        rows = self.on_board(release).values(
+            "id", "model_id", "task_id", "provenance", "created_at"
+        )
+        return list(rows)
 
-    def board_phase_rows(self) -> list[BoardPhaseRow]:
+    def board_phase_rows(self, release: Release | None = None) -> list[BoardPhaseRow]:
         """One dict per phase result of a run on the board: run id, phase, status and score."""
         phase_result = cast("type[PhaseResult]", self.model.phase_results.rel.related_model)
         return list(
-            phase_result.objects.filter(run__in=self.on_board()).values(
+            phase_result.objects.filter(run__in=self.on_board(release)).values(
                 "run_id", "phase", "status", "score"
             )
         )
@@ -170,9 +176,9 @@ class RunQuerySet(models.QuerySet["Run"]):
             [dict(i) for i in invariants if i["invariant_results__verdict"]],
         )
 
-    def board_stamp(self) -> tuple:
+    def board_stamp(self, release: Release | None = None) -> tuple:
         """Changes whenever a run reaches or leaves the board: part of the board's cache key."""
-        stamp = self.on_board().aggregate(
+        stamp = self.on_board(release).aggregate(
             n=models.Count("id"),
             last_id=models.Max("id"),
             last=models.Max("finished_at"),
@@ -195,6 +201,17 @@ class RunQuerySet(models.QuerySet["Run"]):
     def for_board_page(self) -> RunQuerySet:
         """Runs listed on task and model pages, newest first, with what their rows show."""
         return self.select_related("model", "task", "submitter").order_by("-created_at", "-id")
+
+    def in_release(self, release: Release | None = None) -> RunQuerySet:
+        """The runs of one release (issue 25): the verified runs scored under `release`, by
+        default the newest approved one, beside the reported runs (the published figures,
+        scored by no release of ours). With no approved release the board is as it was before
+        releases, less the rescorings, which wait for their release's approval."""
+        release_model = cast("type[Release]", self.model.release.field.related_model)
+        chosen = release or release_model.board_default()
+        if chosen is None:
+            return self.filter(rescore_of__isnull=True)
+        return self.filter(models.Q(provenance="reported") | models.Q(release=chosen))
 
 
 class ModelQuerySet(models.QuerySet["ModelUnderTest"]):

@@ -58,7 +58,7 @@ from leaderboard.board.policy import (
     PUBLISHED_TABLES,
     SITE,
 )
-from leaderboard.models import ModelUnderTest, Run, Task
+from leaderboard.models import ModelUnderTest, Release, Run, Task
 from leaderboard.querysets import BoardPhaseRow, BoardRunRow
 
 PHASE_LABELS = {"syntax": "P1", "runtime": "P2", "conformance": "P3", "invariant": "P4"}
@@ -355,6 +355,7 @@ def compute_board(
     weights: Iterable[float | str] | None = None,
     policy: str = DEFAULT_POLICY,
     published: str = DEFAULT_TABLE,
+    release: Release | None = None,
 ) -> Board:
     """Compute the board from the database (uncached); see get_board()."""
     check_choice(policy, published)
@@ -365,7 +366,9 @@ def compute_board(
         columns=["id", "slug", "name", "organisation", "kind"],
     ).rename(columns={"id": "model_id"})
     runs = Run.objects.all()
-    run_rows, phase_rows = _published_frame(runs.board_rows(), runs.board_phase_rows(), published)
+    run_rows, phase_rows = _published_frame(
+        runs.board_rows(release), runs.board_phase_rows(release), published
+    )
     frame = _run_frame(run_rows, phase_rows, normalised)
     cells = _counted_cells(frame, policy)
     n_tasks = max(len(tasks), 1)
@@ -386,6 +389,7 @@ def get_board(
     weights: Iterable[float | str] | None = None,
     policy: str = DEFAULT_POLICY,
     published: str = DEFAULT_TABLE,
+    release: Release | None = None,
 ) -> Board:
     """The board under `weights` (default: the published table's), the policy and the table,
     cached with its intervals; `official_rank` maps model id -> rank under the table's own
@@ -393,13 +397,15 @@ def get_board(
     check_choice(policy, published)
     normalised = table_weights(weights, published)
     # The stamp keeps per-process caches honest when the run finished in another process.
-    parts = f"{generation()}:{Run.objects.board_stamp()}:{normalised}:{policy}:{published}"
+    stamp = Run.objects.board_stamp(release)
+    name = release.name if release else ""
+    parts = f"{generation()}:{stamp}:{normalised}:{policy}:{published}:{name}"
     key = "board:" + hashlib.sha256(parts.encode()).hexdigest()
     board: Board | None = _LOCAL_BOARDS.get(key) or cache.get(key)
     if board is None:
-        board = compute_board(normalised, policy, published)
+        board = compute_board(normalised, policy, published, release)
         board.key = key
-        official = board if not board.custom else get_board(None, policy, published)
+        official = board if not board.custom else get_board(None, policy, published, release)
         board.official_rank = dict(zip(official.rows.model_id, official.rows["rank"], strict=True))
         cache.set(key, board, _CACHE_SECONDS)
     _LOCAL_BOARDS.set(key, board)

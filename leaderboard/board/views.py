@@ -24,6 +24,7 @@ from leaderboard.board.forms import BoardQueryForm
 from leaderboard.board.policy import BEST, DEFAULT_POLICY, DEFAULT_TABLE, PUBLISHED_TABLES
 from leaderboard.compare.overview import featured
 from leaderboard.models import ModelUnderTest, Run, Task, TraceCorpus
+from leaderboard.releases.views import board_release
 from leaderboard.runs import disclosure
 from leaderboard.tasks.info import contract_info, render_markdown, trace_status
 from leaderboard.web.csv_safe import safe_cell
@@ -33,8 +34,10 @@ RUNS_SHOWN = 50
 
 
 def _board_query(request: HttpRequest) -> tuple[BoardQueryForm, Board, list[dict[str, Any]]]:
-    """The board under the URL's weights, and its rows filtered and sorted as the URL says."""
-    official = get_board()
+    """The board under the URL's weights and release, and its rows filtered and sorted as the
+    URL says."""
+    release = board_release(request)
+    official = get_board(release=release)
     form = BoardQueryForm(
         request.GET,
         organisations=sorted(official.rows.organisation.unique()),
@@ -43,7 +46,7 @@ def _board_query(request: HttpRequest) -> tuple[BoardQueryForm, Board, list[dict
     weights, policy, published = form.value("w"), form.value("policy"), form.value("published")
     default = weights is None and policy == DEFAULT_POLICY and published == DEFAULT_TABLE
     # The default board is the one just read: no second look at the cache and the runs' stamp.
-    board = official if default else get_board(weights, policy, published)
+    board = official if default else get_board(weights, policy, published, release)
     rows = tables.filter_rows(tables.leaderboard_rows(board), form.value("kind"), form.value("org"))
     return form, board, tables.sort_rows(rows, form.value("sort"))
 

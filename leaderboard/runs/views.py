@@ -17,6 +17,7 @@ from leaderboard.accounts.tokens import user_from_authorization
 from leaderboard.api.errors import api_error
 from leaderboard.compare import detail as compare_detail
 from leaderboard.models import ReviewError, Run, WindowResult
+from leaderboard.releases.identity import release_note
 from leaderboard.runs import disclosure, drilldown
 from leaderboard.runs.export import CSV_COLUMNS, run_as_dict, run_csv_rows, run_summary
 from leaderboard.scoring.queueing import queue_position, wait_estimate
@@ -45,6 +46,7 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
     context["disclosure"] = disclosure.describe(run)
     context["max_attempts"] = settings.SCORING_MAX_ATTEMPTS
     context["queue_wait"] = wait_estimate(context["queue_position"])
+    context["release_note"] = release_note(run)
     context["is_mine"] = request.user.is_authenticated and run.submitter_id == request.user.pk
     return render(request, "leaderboard/run_detail.html", context)
 

@@ -51,6 +51,7 @@ from leaderboard.models import (
     Run,
     WindowResult,
 )
+from leaderboard.releases.rescoring import after_scoring
 from leaderboard.scoring import processes, queueing
 from leaderboard.scoring.backends import ScorerUnavailable, score_run
 from leaderboard.tasks.importing import canonical_windows, current_corpus
@@ -109,8 +110,10 @@ def _score(run: Run) -> str:
         )
 
     try:
-        contract, adapter, windows = _load_inputs(run)
+        contract, adapter, windows, corpus = _load_inputs(run)
         report = score_run(run, contract, adapter, windows, on_phase)
+        # The corpus the windows came from, so the run can be matched to its release.
+        report.fingerprint["corpus_version"] = corpus
     except (RunSetupError, ScorerUnavailable) as exc:
         return _fail(run, str(exc))
     except AttemptLost:
@@ -140,6 +143,7 @@ def _score(run: Run) -> str:
         return _fail(run, "internal error while scoring (no overall score).")
     if not run.finish(overall, report.fingerprint):
         raise AttemptLost(run.pk, run.attempts)
+    after_scoring(run)
     append_log(run, f"finished: overall {overall:.3f}")
     log.info("run %s: finished, overall %.3f", run.pk, overall)
     return Run.Status.FINISHED
@@ -194,7 +198,7 @@ def _worker_label() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def _load_inputs(run: Run) -> tuple[Contract, Adapter, list[Window]]:
+def _load_inputs(run: Run) -> tuple[Contract, Adapter, list[Window], str | None]:
     try:
         contract = load_contract(run.task.slug, settings.TASKS_DATA_DIR)
     except ContractError as exc:
@@ -203,13 +207,14 @@ def _load_inputs(run: Run) -> tuple[Contract, Adapter, list[Window]]:
         adapter = parse_adapter(run.adapter_text, contract)
     except ContractError as exc:
         raise RunSetupError(f"adapter error: {exc}") from exc
-    return contract, adapter, _windows(run, contract)
+    return contract, adapter, *_windows(run, contract)
 
 
-def _windows(run: Run, contract: Contract) -> list[Window]:
-    """The canonical windows of the task's newest trace corpus (none for a task without traces)."""
+def _windows(run: Run, contract: Contract) -> tuple[list[Window], str | None]:
+    """The canonical windows of the task's newest trace corpus (none for a task without traces),
+    and that corpus's version."""
     if not contract.has_traces:
-        return []
+        return [], None
     corpus = current_corpus(run.task)
     if corpus is None:
         raise RunSetupError(
@@ -217,7 +222,7 @@ def _windows(run: Run, contract: Contract) -> list[Window]:
             "service yet, so conformance cannot be scored; a maintainer must run "
             "`manage.py import_benchmark`, then rescore this run"
         )
-    return canonical_windows(corpus)
+    return canonical_windows(corpus), corpus.version
 
 
 # ---------------------------------------------------------------------------------------------

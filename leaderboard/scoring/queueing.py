@@ -7,10 +7,13 @@ finds no Redis) the job runs in a background thread of this process: a local dem
 logged as such, never how production scores. Otherwise a run whose enqueue fails (Redis down or
 gone mid-call) stays QUEUED with nothing lost: the reaper gives it its job once Redis answers.
 
-Two queues: what a user submitted goes on `evaluation`, what an operator loads in bulk (the
-archive, the demo's sample: runs without a submitter) on `evaluation-bulk`. A worker started as
-`rqworker evaluation evaluation-bulk` takes from the first while it has jobs, so a newcomer's first
-run never waits behind the demo's own loads; the queue position counts the same way.
+Three queues, in the order a worker started as `rqworker evaluation evaluation-bulk
+evaluation-rescore` takes from them (rq takes from the first while it has jobs): what a user
+submitted (`evaluation`), what an operator loads in bulk (`evaluation-bulk`: the archive, the
+demo's sample, runs without a submitter), and rescorings of a release (`evaluation-rescore`: runs
+with `rescore_of`, `leaderboard/releases/rescoring.py`). A newcomer's first run never waits
+behind the demo's loads, and rescoring a whole release never delays either; the queue position
+counts the same way.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from leaderboard.models import Run
 
 QUEUE_NAME = "evaluation"
 BULK_QUEUE_NAME = "evaluation-bulk"
+RESCORE_QUEUE_NAME = "evaluation-rescore"
 # How many recently scored runs the wait estimate takes the median of.
 RECENT_RUNS = 20
 # rq imports the job by this path in the worker process.
@@ -70,7 +74,9 @@ def is_bulk(run: Run) -> bool:
 
 
 def queue_for(run: Run) -> str:
-    # A configuration without the bulk queue (an older one, a test's) keeps one queue for all.
+    # A configuration without these queues (an older one, a test's) keeps one queue for all.
+    if run.rescore_of_id is not None and RESCORE_QUEUE_NAME in settings.RQ_QUEUES:
+        return RESCORE_QUEUE_NAME
     if is_bulk(run) and BULK_QUEUE_NAME in settings.RQ_QUEUES:
         return BULK_QUEUE_NAME
     return QUEUE_NAME
@@ -118,11 +124,17 @@ def queue_position(run: Run) -> int | None:
     if run.status != Run.Status.QUEUED:
         return None
     ahead = Q(created_at__lt=run.created_at) | Q(created_at=run.created_at, pk__lt=run.pk)
-    submitted = Run.objects.queued().filter(submitter__isnull=False)
-    if not is_bulk(run):
+    queued = Run.objects.queued()
+    rescores = Q(rescore_of__isnull=False)
+    submitted = queued.exclude(rescores).filter(submitter__isnull=False)
+    bulk = queued.exclude(rescores).filter(submitter__isnull=True)
+    queue = queue_for(run)
+    if queue == QUEUE_NAME:
         return submitted.filter(ahead).count() + 1
-    bulk = Run.objects.queued().filter(ahead, submitter__isnull=True)
-    return submitted.count() + bulk.count() + 1
+    if queue == BULK_QUEUE_NAME:
+        return submitted.count() + bulk.filter(ahead).count() + 1
+    # A rescoring waits for every submission and bulk load, then the rescorings before it.
+    return submitted.count() + bulk.count() + queued.filter(ahead).filter(rescores).count() + 1
 
 
 def wait_estimate(position: int | None) -> dict[str, float | int] | None:
