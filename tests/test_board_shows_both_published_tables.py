@@ -42,6 +42,24 @@ class BothPublishedTables(TestCase):
         overall = {m["model"]: m["overall"] for m in default["models"]}
         self.assertEqual((overall["Gemini 3.1 Pro"], overall["GPT-5.4"]), (0.866, 0.798))
 
+    def test_adjacent_reported_overalls_are_ties_not_ranks(self):
+        # The reported models publish no runs to resample: their intervals are over the tasks,
+        # and 0.697 against 0.695 (the paper's GPT-5.4 and Claude Opus 4.7) is no separation.
+        paper = self.client.get(
+            reverse("leaderboard_export", args=["json"]), {"published": "paper"}
+        )
+        records = {m["model"]: m for m in paper.json()["models"]}
+        gpt, claude = records["GPT-5.4"], records["Claude Opus 4.7"]
+        self.assertEqual((gpt["overall"], claude["overall"]), (0.697, 0.695))
+        for record in (gpt, claude):
+            self.assertEqual(record["overall_ci_basis"], "tasks")
+            low, high = record["overall_ci"]
+            self.assertLess(low, record["overall"])
+            self.assertGreater(high, record["overall"])
+            self.assertTrue(record["tie"])
+        (g_best, g_worst), (c_best, c_worst) = gpt["rank_range"], claude["rank_range"]
+        self.assertTrue(g_best <= c_worst and c_best <= g_worst)
+
     def test_every_figure_of_both_tables_is_in_the_json_the_api_and_the_csv(self):
         for key, table in (("paper", self.paper), ("site", self.site)):
             for url in (reverse("leaderboard_export", args=["json"]), reverse("api_leaderboard")):

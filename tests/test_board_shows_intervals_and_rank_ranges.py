@@ -182,7 +182,13 @@ class OneRunCells(WorldTestCase):
         model = next(m for m in data["models"] if m["slug"] == "model-b")
         self.assertEqual(model["runs"]["spin"]["n"], None)
         self.assertEqual(model["runs"]["spin"]["ci"], None)
-        self.assertIsNone(model["overall_ci"])
+        # Its overall rests on which tasks were chosen: over the two tasks, cells 0.825 (spin)
+        # and 0 (no etcd run), a draw takes {0.825, 0.825}, {0.825, 0} or {0, 0}, each of the
+        # extremes a quarter of 2000 draws: the 2.5th and 97.5th percentiles are 0 and 0.825.
+        overall = 0.15 + 0.15 + 0.35 + 0.35 * 0.5
+        self.assertEqual(model["overall_ci_basis"], "tasks")
+        self.assertAlmostEqual(model["overall_ci"][0], 0.0)
+        self.assertAlmostEqual(model["overall_ci"][1], round(overall, 3), places=3)
         self.assertContains(
             self.client.get(reverse("leaderboard")),
             '<span class="visually-hidden">n not published</span>',

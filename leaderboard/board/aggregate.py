@@ -308,10 +308,16 @@ def _add_intervals(
     per_model: dict[int, list[tuple[float, Any]]] = {}
     for m, t, value in zip(cells.model_id, cells.task_id, cells.overall, strict=True):
         per_model.setdefault(int(m), []).append((float(value), samples.get((int(m), int(t)))))
-    overall_ci = [
-        uncertainty.interval(uncertainty.overall_draws(per_model.get(int(m), []), n_tasks))
-        for m in rows.model_id
-    ]
+    overall_ci, bases = [], []
+    for m in rows.model_id:
+        mine = per_model.get(int(m), [])
+        draws, basis = uncertainty.overall_draws(mine, n_tasks), uncertainty.CELLS
+        if draws is None and mine:
+            padded = [value for value, _ in mine] + [0.0] * (n_tasks - len(mine))
+            draws, basis = uncertainty.over_tasks(padded, int(m)), uncertainty.TASKS
+        overall_ci.append(uncertainty.interval(draws))
+        bases.append(basis if draws is not None else None)
+    rows["overall_ci_basis"] = bases
     rows["overall_ci_low"] = [ci[0] if ci else None for ci in overall_ci]
     rows["overall_ci_high"] = [ci[1] if ci else None for ci in overall_ci]
     ranges = uncertainty.rank_ranges(list(rows.overall), overall_ci)

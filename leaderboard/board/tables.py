@@ -237,6 +237,7 @@ def _board_row(board: Board, row: Row, url_for: RunUrl) -> Row:
         "overall_text": percent_text(row["overall"], mean),
         "overall_ci": (ci := _interval(row["overall_ci_low"], row["overall_ci_high"], mean)),
         "overall_ci_text": "" if ci is None else _interval_text(ci).removeprefix("95% CI "),
+        "overall_ci_basis": row.get("overall_ci_basis"),
         "rank_range": [int(row["rank_best"]), int(row["rank_worst"])],
         "tie": bool(row["tie"]),
         "phases": [

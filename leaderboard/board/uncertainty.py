@@ -13,8 +13,12 @@ Definitions (the methodology page states the same):
   reported cell (its figures are all the source gives), has no interval (null).
 - **A model's overall interval** bootstraps the overall itself: every resample takes one
   resample of each of the model's cells (a cell without an interval keeps its value, a task
-  without a run counts 0) and averages them over all tasks as the overall is averaged. A model
-  none of whose cells has an interval has none (null).
+  without a run counts 0) and averages them over all tasks as the overall is averaged
+  (`overall_ci_basis` "cells"). A model none of whose cells has an interval (a reported model:
+  its sources publish no runs, windows or invariants) is bootstrapped over the benchmark's tasks
+  instead: a resample draws the board's tasks with replacement and averages the model's cells on
+  them (a task without a run counts 0), so the interval says how much the overall rests on which
+  tasks were chosen (`overall_ci_basis` "tasks"; with fewer than two tasks there is none).
 - The interval is [2.5th, 97.5th] percentile of the resampled values (numpy's linear
   interpolation). Each cell draws from its own generator, seeded by (SEED, model id, task id),
   so a cell's interval does not move when other runs arrive.
@@ -36,6 +40,7 @@ CONFIDENCE = 0.95
 _PERCENTILES = (100 * (1 - CONFIDENCE) / 2, 100 * (1 + CONFIDENCE) / 2)
 
 RUNS, UNITS = "runs", "units"
+CELLS, TASKS = "cells", "tasks"
 
 
 @dataclass
@@ -128,6 +133,18 @@ def overall_draws(
     for value, samples in cells:
         total += value if samples is None else samples
     return total / n_tasks
+
+
+def over_tasks(values: Sequence[float], model_id: int) -> np.ndarray | None:
+    """RESAMPLES overalls of a model from its value on each of the board's tasks (0 where it has
+    no run): the tasks drawn with replacement, averaged. None with fewer than two tasks."""
+    if len(values) < 2:
+        return None
+    rng = np.random.default_rng([SEED, int(model_id), 0])  # task ids start at 1: no clash
+    scores = np.asarray(values, dtype=float)
+    drawn = scores[rng.integers(0, len(scores), size=(RESAMPLES, len(scores)))]
+    means: np.ndarray = drawn.mean(axis=1)
+    return means
 
 
 def rank_ranges(

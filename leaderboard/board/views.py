@@ -111,6 +111,7 @@ def _export_records(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "provenance": r["provenance"],
             "overall": r["overall_figure"],
             "overall_ci": r["overall_ci"],
+            "overall_ci_basis": r["overall_ci_basis"],
             "rank_range": r["rank_range"],
             "tie": r["tie"],
         }
