@@ -10,8 +10,11 @@ the TLC JVM from outside (`jvm`), mid-run (P1 stored, a JVM running); a Redis re
 (`redis-at-submit`); a PostgreSQL restart mid-run (`postgres`, fast shutdown: every connection
 is cut) or while the worker takes the job (`postgres-at-claim`); the workers' TMPDIR, a small
 tmpfs, filled up mid-run and freed once the attempt was given up (`scratch`); and `docker`
-(SCORER_BACKEND=docker under `docker compose`), skipped, saying why, when the engine or the
-image is missing. The bench starts its own Redis and PostgreSQL (temporary data directories,
+(a worker with SCORER_BACKEND=docker, as compose's `worker` service runs it, whose work-horse is
+SIGKILLed while its scorer container runs: the reaper must remove the container and the run be
+scored again), skipped, saying why, when the engine or the image is missing. `docker compose`
+itself is not started: its `db` and `redis` services need images from a registry.
+The bench starts its own Redis and PostgreSQL (temporary data directories,
 the ports above), never the machine's; it runs as root (the tmpfs mount; PostgreSQL itself
 runs as the `postgres` user). An undisturbed trial first gives the scores every trial must end
 with. Per kind it prints trials, lost (ended FAILED for another reason than the machine's),
@@ -106,7 +109,7 @@ def run_all(kinds, trials, folder, redis, postgres, scratch) -> None:
                   f"{'wrong':>6} {'unscored':>9}  attempts  median s")  # fmt: skip
             totals = Counter()
             for kind in kinds:
-                if kind == "docker":
+                if kind == "docker" and docker_missing():
                     print(f"{'docker':18} skipped: {docker_missing()}")
                     continue
                 results = []
@@ -134,6 +137,9 @@ def print_row(kind, results, expected) -> Counter:
         f"{counts['twice']:>6} {counts['wrong']:>6} {counts['unscored']:>9}  {attempts!s:8}  "
         f"{statistics.median(t.seconds for t in results):.0f}"
     )
+    left = sum(t.containers_left for t in results)
+    if kind == "docker":
+        print(f"  docker: scorer containers left after the trials: {left}")
     for t in results:
         if t.lost or t.scored_twice or t.wrong_score(expected):
             print(f"  {kind}: {t.status} attempts {t.attempts} overall {t.overall} "
@@ -151,7 +157,16 @@ def docker_missing() -> str:
             "the Docker engine (dockerd) does not answer: "
             + (engine.stderr.strip().splitlines() or ["no reason given"])[-1]
         )
-    return "a worker kill under docker compose is not automated by this bench yet"
+    from django.conf import settings
+
+    image = subprocess.run(
+        ["docker", "image", "inspect", settings.SCORER_DOCKER_IMAGE],
+        capture_output=True,
+        check=False,
+    )
+    if image.returncode != 0:
+        return f"no image {settings.SCORER_DOCKER_IMAGE} (bin/build-images makes it)"
+    return ""
 
 
 if __name__ == "__main__":

@@ -24,9 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from django.db import InterfaceError, OperationalError, connection
+from django.test.utils import override_settings
 
 from leaderboard.models import PhaseResult, Run
 from leaderboard.scoring import queueing
+from leaderboard.scoring.backends import reap_containers, site_tag
 from leaderboard.scoring.queueing import enqueue_run
 from leaderboard.scoring.reaper import reap_stale_runs
 from tests.rq_worker import start_worker
@@ -34,6 +36,9 @@ from tests.rq_worker import start_worker
 KINDS = ("main", "horse", "both")
 # The bench's further kinds (bench/kill_trials.py), which need servers of their own (`Servers`).
 FAULT_KINDS = ("jvm", "redis", "redis-at-submit", "postgres", "postgres-at-claim", "scratch")
+# The work-horse of a worker with SCORER_BACKEND=docker SIGKILLed while its scorer container runs:
+# the container must go (the reaper's reap_containers) and the run be scored again.
+DOCKER = "docker"
 DATABASE_DOWN = (OperationalError, InterfaceError)
 BASELINE = "none"  # no fault: the scores every other trial must end with
 PROC = Path("/proc")
@@ -55,6 +60,7 @@ class Trial:
     killed: list[int]
     crowd: list[str]  # the work-horses seen when most were alive at once, if more than one
     stuck: bool = False  # not ended within the trial's timeout
+    containers_left: int = 0  # scorer containers of the run still there after it ended
     failure_reason: str = ""
     overall: float | None = None
     phase_scores: dict[str, float | None] = field(default_factory=dict)
@@ -160,7 +166,7 @@ def run_trial(
     `kind` (SIGKILL of the worker, its horse, both, or the JVM; a Redis or PostgreSQL restart
     mid-run or while the job is taken; a full scratch area), reap until the run ends; the
     counts. A run still unfinished at `timeout` is `stuck`."""
-    assert kind in (*KINDS, *FAULT_KINDS, BASELINE), kind
+    assert kind in (*KINDS, *FAULT_KINDS, DOCKER, BASELINE), kind
     servers = servers or Servers()
     tmp = servers.scratch if kind == "scratch" and servers.scratch else workdir / "tmp"
     tmp.mkdir(parents=True, exist_ok=True)
@@ -169,7 +175,8 @@ def run_trial(
 
     def new_worker():
         log = workdir / f"worker-{len(workers) + 1}.log"
-        workers.append(start_worker(redis_url, log, TMPDIR=str(tmp)))
+        backend = {"SCORER_BACKEND": "docker"} if kind == DOCKER else {}
+        workers.append(start_worker(redis_url, log, TMPDIR=str(tmp), **backend))
 
     started = time.monotonic()
     deadline = started + timeout
@@ -182,12 +189,15 @@ def run_trial(
         enqueue_run(run)
         new_worker()
         first = workers[0]
-        while not (PhaseResult.objects.filter(run=run).exists() and jvms_under(tmp)):
+        busy = _container_running if kind == DOCKER else _tlc_running
+        while not (PhaseResult.objects.filter(run=run).exists() and busy(run, tmp)):
             if time.monotonic() > deadline or first.poll() is not None:
                 raise AssertionError(f"no TLC run to interrupt:\n{_tail(first)}")
             time.sleep(0.05)
         if kind in KINDS:
             killed, orphans = _kill_worker_processes(kind, first, tmp)
+        elif kind == DOCKER:
+            killed, orphans = _kill_worker_processes("horse", first, tmp)
         else:
             heal = _strike_mid_run(kind, servers, tmp)
 
@@ -210,7 +220,7 @@ def run_trial(
         if run.is_terminal and idle:
             stuck = False
             break
-        if time.monotonic() >= next_reap and _reap():
+        if time.monotonic() >= next_reap and _reap(containers=kind == DOCKER):
             next_reap = time.monotonic() + REAP_EVERY_SECONDS
             if _refresh(run) and run.status == Run.Status.QUEUED and not live_horses:
                 if all(w.returncode is not None for w in workers):
@@ -229,6 +239,9 @@ def run_trial(
     left = jvms_under(tmp)
     for pid in left:  # leave the machine clean whatever the verdict
         _kill(pid)
+    containers = _scorer_containers(run) if kind == DOCKER else []
+    for leftover in containers:
+        leftover.remove(force=True)
     return Trial(
         kind=kind,
         status=run.status,
@@ -241,6 +254,7 @@ def run_trial(
         killed=killed,
         crowd=crowd,
         stuck=stuck,
+        containers_left=len(containers),
         failure_reason=run.failure_reason,
         overall=run.overall,
         phase_scores=dict(run.phase_results.values_list("phase", "score")),
@@ -316,9 +330,38 @@ def _refresh(run: Run) -> bool:
     return True
 
 
-def _reap() -> bool:
+def _tlc_running(run: Run, tmp: Path) -> bool:
+    return bool(jvms_under(tmp))
+
+
+def _container_running(run: Run, tmp: Path) -> bool:
+    run.refresh_from_db()
+    return any(c.status == "running" for c in _scorer_containers(run))
+
+
+def _scorer_containers(run: Run) -> list[Any]:
+    """Every scorer container started for `run`, whatever its attempt (docker labels)."""
+    import docker
+
+    from evaluation.backends import container
+
+    client = docker.from_env()
+    try:
+        found = client.containers.list(all=True, filters={"label": f"{container.LABEL}=1"})
+        prefix = f"{site_tag()}-{run.pk}."
+        return [c for c in found if c.labels.get(container.RUN_LABEL, "").startswith(prefix)]
+    finally:
+        client.close()
+
+
+def _reap(containers: bool = False) -> bool:
+    """One pass of the reaper, as `manage.py reap_runs` makes it (with the docker backend,
+    leftover scorer containers too)."""
     try:
         reap_stale_runs()
+        if containers:
+            with override_settings(SCORER_BACKEND="docker"):
+                reap_containers()
     except DATABASE_DOWN:
         connection.close()
         return False

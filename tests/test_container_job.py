@@ -12,7 +12,7 @@ from docker.errors import NotFound
 
 from evaluation.inputs.contracts import load_contract
 from leaderboard.models import Run
-from leaderboard.scoring.backends import reap_containers
+from leaderboard.scoring.backends import reap_containers, run_label, site_tag
 from leaderboard.scoring.jobs import evaluate_run
 from leaderboard.tasks.importing import import_corpus, sync_task
 from tests.base import make_model, make_run
@@ -58,7 +58,7 @@ def test_a_spin_upload_is_scored_in_a_container_and_the_page_shows_the_image(
     assert run.phase_results.get(phase="conformance").window_results.count() == 304
     page = client.get(reverse("run_detail", args=[run.pk])).content.decode()
     assert "Scored in its own container" in page and image_id in page
-    assert_nothing_left(docker_backend, f"{run.pk}.{run.attempts}", tmp_path)
+    assert_nothing_left(docker_backend, run_label(run), tmp_path)
 
 
 def test_a_missing_image_fails_the_run_with_a_reason_and_loses_nothing(docker_backend, settings):
@@ -77,15 +77,20 @@ def test_the_reaper_removes_the_container_of_an_attempt_whose_worker_died(docker
     run = _spin_run()
     Run.objects.filter(pk=run.pk).update(status=Run.Status.RUNNING, attempts=2)
     far = time.time() + 600
-    stale = sleeping_container(docker_backend, f"{run.pk}.1", far, os.getpid())
-    current = sleeping_container(docker_backend, f"{run.pk}.2", far, os.getpid())
+    site = site_tag()
+    stale = sleeping_container(docker_backend, f"{site}-{run.pk}.1", far, os.getpid())
+    current = sleeping_container(docker_backend, f"{site}-{run.pk}.2", far, os.getpid())
+    # Another site's run of the same pk, on the same engine: not this reaper's to judge.
+    other = sleeping_container(docker_backend, f"0ther0site00-{run.pk}.1", far, os.getpid())
     try:
         removed = reap_containers()
         assert removed["containers"] == [stale.name]
-        assert [c.name for c in scorer_containers(docker_backend, f"{run.pk}.2")] == [current.name]
+        current_label = f"{site}-{run.pk}.2"
+        assert [c.name for c in scorer_containers(docker_backend, current_label)] == [current.name]
+        assert scorer_containers(docker_backend, f"0ther0site00-{run.pk}.1") != []
         Run.objects.filter(pk=run.pk).update(status=Run.Status.FAILED)
         assert reap_containers()["containers"] == [current.name]
     finally:
-        for made in (stale, current):
+        for made in (stale, current, other):
             with suppress(NotFound):
                 made.remove(force=True)

@@ -11,6 +11,7 @@ Both call `on_phase(outcome)` as each phase finishes and return the same `ScoreR
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 
 from django.conf import settings
@@ -65,16 +66,30 @@ def score_run(
     return report
 
 
+def site_tag() -> str:
+    """Which site's database the runs belong to. Sites, test runs and benches may share one Docker
+    engine: each reaper judges only the containers of its own runs (run pk 8 of one database is
+    not run pk 8 of another)."""
+    db = settings.DATABASES["default"]
+    where = f"{db.get('ENGINE')}|{db.get('HOST') or ''}|{db.get('PORT') or ''}|{db.get('NAME')}"
+    return hashlib.sha256(where.encode()).hexdigest()[:12]
+
+
 def run_label(run: Run) -> str:
-    """`<run pk>.<attempt>`: the container of one attempt (a re-queued run gets a new one)."""
-    return f"{run.pk}.{run.attempts}"
+    """`<site>-<run pk>.<attempt>`: the container of one attempt (a re-queued run gets a new
+    one) of one site's run."""
+    return f"{site_tag()}-{run.pk}.{run.attempts}"
 
 
 def attempt_is_live(label: str) -> bool:
     """Whether the attempt a container was started for is still the one being scored. A
     container of an attempt whose worker died (the run was re-queued, failed or finished
-    since) is a leftover wherever that worker ran; other labels are judged by their deadline."""
-    pk, _, attempt = label.partition(".")
+    since) is a leftover wherever that worker ran; another site's container, and labels of
+    another shape, are judged by their deadline and worker only."""
+    site, dash, attempt_label = label.rpartition("-")
+    if dash and site != site_tag():
+        return True
+    pk, _, attempt = attempt_label.partition(".")
     if not (pk.isascii() and pk.isdigit() and attempt.isascii() and attempt.isdigit()):
         return True
     running = Run.objects.filter(pk=int(pk), status=Run.Status.RUNNING, attempts=int(attempt))
