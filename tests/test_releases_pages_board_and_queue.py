@@ -60,8 +60,9 @@ class IdentityAndRefusals(ReleasesTest):
             make_release("2026.12", "same", components())
         with pytest.raises(ReleaseError, match="exists already"):
             make_release("2026.11", "other", components(contract="c2"))
-        with pytest.raises(ReleaseError, match="1-40 characters"):
-            make_release("a/b", "bad", components(contract="c3"))
+        for bad in ("a/b", "x\x00y", "-rc", "a" * 41, "2026 12"):
+            with pytest.raises(ReleaseError, match="1-40 letters"):
+                make_release(bad, "bad", components(contract="c3"))
 
     def test_the_windows_hashes_are_not_part_of_the_identity(self):
         assert identity_of(components(windows=None)) == identity_of(components())
@@ -128,6 +129,9 @@ class PagesAndArtifacts(ReleasesTest):
         assert "@misc{sysmobench202612," in page and release.identity in page
         assert "P4 credits only behaviour the spec has" in page
         assert self.client.get("/releases/nope/").status_code == 404
+        # A name no release can have is no query at all (a NUL byte made PostgreSQL raise).
+        for odd in ("/releases/%00/", "/releases/%00/diff.json", "/?release=%00", "/?release=a b"):
+            assert self.client.get(odd).status_code == 404, odd
         diff = self.client.get("/releases/2026.12/diff.json").json()
         assert diff["runs"] == [] and diff["approved"] is True
 

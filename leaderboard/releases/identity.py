@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,10 @@ from leaderboard.models import Release, Run, Task
 from leaderboard.tasks.importing import canonical_windows, corpus_version, current_corpus
 
 TOOL_KEYS = ("jar_sha256", "tlc_version", "sany_version")
+
+# What a release may be called: it is part of URLs, file names and citations.
+RELEASE_NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}"
+RELEASE_NAME = re.compile(RELEASE_NAME_PATTERN)
 
 
 class ReleaseError(ValueError):
@@ -104,8 +109,11 @@ def make_release(name: str, changelog: str, components: dict[str, Any] | None = 
     """Record the current identity under `name`, and attach to it the finished runs not yet in
     a release whose fingerprints match it."""
     name = name.strip()
-    if not name or "/" in name or len(name) > 40:
-        raise ReleaseError("a release name is 1-40 characters without '/', e.g. 2026.12")
+    if not RELEASE_NAME.fullmatch(name):
+        raise ReleaseError(
+            "a release name is 1-40 letters, digits, '.', '_' or '-', starting with a letter or "
+            "digit, e.g. 2026.12"
+        )
     components = components if components is not None else current_components()
     identity = identity_of(components)
     same = Release.objects.filter(identity=identity).first()

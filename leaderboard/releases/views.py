@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET
 
 from leaderboard.models import Release, Run
 from leaderboard.releases import artifacts, citation, rescoring
+from leaderboard.releases.identity import RELEASE_NAME
 
 
 def board_release(request: HttpRequest) -> Release | None:
@@ -22,7 +23,8 @@ def board_release(request: HttpRequest) -> Release | None:
     name = request.GET.get("release", "").strip()
     if not name:
         return None
-    release = Release.objects.filter(name=name).first()
+    fits = RELEASE_NAME.fullmatch(name)
+    release = Release.objects.filter(name=name).first() if fits else None
     if release is None:
         raise Http404(f"No release named {name!r}.")
     return release
