@@ -108,6 +108,10 @@ class BoardPerRelease(ReleasesTest):
         assert self.cell(self.model_b) == reported.pk == self.cell(self.model_b, new)
         page = self.client.get("/?release=2026.12")
         assert page.status_code == 200
+        # The board says which release it shows, and whether that one is approved.
+        assert 'href="/releases/2026.12/">2026.12</a> (not yet approved)' in page.content.decode()
+        default = self.client.get("/").content.decode()
+        assert 'href="/releases/2026.11/">2026.11</a>.' in default
         assert self.client.get("/?release=nope").status_code == 404
         new.approve()
         assert Release.board_default() == new

@@ -23,7 +23,7 @@ from leaderboard.board.aggregate import (
 from leaderboard.board.forms import BoardQueryForm
 from leaderboard.board.policy import BEST, DEFAULT_POLICY, DEFAULT_TABLE, PUBLISHED_TABLES
 from leaderboard.compare.overview import featured
-from leaderboard.models import ModelUnderTest, Run, Task, TraceCorpus
+from leaderboard.models import ModelUnderTest, Release, Run, Task, TraceCorpus
 from leaderboard.releases.views import board_release
 from leaderboard.runs import disclosure
 from leaderboard.tasks.info import contract_info, render_markdown, trace_status
@@ -76,6 +76,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
         "funnel_chart": charts.funnel_chart(funnel_rows),
         "query": request.GET.urlencode(),
         "featured": featured(board if _is_default(board) else None),
+        "release": board_release(request) or Release.board_default(),
     }
     return render(request, "leaderboard/board_leaderboard.html", context)
 
