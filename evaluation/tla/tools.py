@@ -20,6 +20,8 @@ from pathlib import Path
 
 JAR_SHA256 = "58c6df9a1045beb341ee947bc640fe8d89988ad1d0b700e392aa8dd97502129a"
 VERSIONS_ENV = "SYSMOBENCH_TOOL_VERSIONS"
+CACHE_ENV = "SYSMOBENCH_CACHE_DIR"
+CACHE_DISABLED = {"off", "0", "none", "false"}
 MODULES_DIR = Path(__file__).resolve().parent / "modules"
 
 
@@ -150,10 +152,22 @@ def probed_versions() -> dict[str, str]:
     return versions
 
 
-def _versions_record_path() -> Path | None:
-    from evaluation.tla import appcds  # appcds imports this module
+def cache_dir() -> Path | None:
+    """Where the tools' caches live (the version record here, the AppCDS archives in
+    `appcds.py`): SYSMOBENCH_CACHE_DIR, else $XDG_CACHE_HOME/sysmobench, else
+    ~/.cache/sysmobench; None when SYSMOBENCH_CACHE_DIR=off."""
+    configured = os.environ.get(CACHE_ENV, "").strip()
+    if configured.lower() in CACHE_DISABLED:
+        return None
+    if configured:
+        return Path(configured).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME", "").strip()
+    base = Path(xdg) if xdg else Path.home() / ".cache"
+    return base / "sysmobench"
 
-    directory = appcds.cache_dir()
+
+def _versions_record_path() -> Path | None:
+    directory = cache_dir()
     java = shutil.which("java")
     if directory is None or java is None:
         return None
