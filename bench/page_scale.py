@@ -202,12 +202,21 @@ def paged_pages(client, n: int) -> None:
     from leaderboard.board import paging
 
     print("issue 24, paged against unpaged (before = every row on one page):")
-    first_cold, first_size = cold_ms(client, "/")
-    all_cold, all_size = cold_ms(client, "/?page=all")
+    # One request first, so that neither side pays the process's first template loads; then
+    # the two alternate, twice each (a cold board is seconds at 1,000 models).
+    client.get("/")
+    colds: dict[str, list[float]] = {"/": [], "/?page=all": []}
+    sizes: dict[str, int] = {}
+    for _ in range(2):
+        for path, seen in colds.items():
+            elapsed, sizes[path] = cold_ms(client, path)
+            seen.append(elapsed)
+    first_cold, all_cold = (statistics.median(colds[p]) for p in ("/", "/?page=all"))
+    first_size, all_size = sizes["/"], sizes["/?page=all"]
     _, first_warm, *_ = median_ms(client, "/", n)
     _, all_warm, *_ = median_ms(client, "/?page=all", n)
     goal = "goal at 1,000 models: <= 500 ms cold, <= 100 ms warm"
-    print(f"  board first page: cold {first_cold:.0f} ms, warm {first_warm:.1f} ms, "
+    print(f"  board first page: cold {first_cold:.0f} ms (median of 2), warm {first_warm:.1f} ms, "
           f"{first_size / 1e3:.0f} kB ({goal})")  # fmt: skip
     print(compare_line("board cold", all_cold, first_cold))
     print(compare_line("board warm", all_warm, first_warm))
