@@ -65,3 +65,25 @@ def test_an_unreadable_record_is_probed_again(probes):
     again = _score()
     assert len(probes) == 6
     assert isinstance(again["java_version"], str) and "unknown" not in again.values()
+
+
+def test_with_the_images_record_only_java_is_asked_and_only_until_it_is_kept(
+    probes, monkeypatch, tmp_path
+):
+    image_record = tmp_path / "tool-versions-image.json"
+    image_record.write_text(
+        json.dumps({"jar_sha256": tools.JAR_SHA256, "tlc": "TLC2 Version x", "sany": "SANY2 y"})
+    )
+    monkeypatch.setenv(tools.VERSIONS_ENV, str(image_record))
+    first = _score()
+    assert [argv[1:] for argv in probes] == [["-version"]]
+    assert (first["tlc_version"], first["sany_version"]) == ("TLC2 Version x", "SANY2 y")
+    monkeypatch.delenv(tools.VERSIONS_ENV)
+    _fresh_work_horse()
+    _score()  # a full probe, which keeps java's line in the cache as well
+    monkeypatch.setenv(tools.VERSIONS_ENV, str(image_record))
+    _fresh_work_horse()
+    before = len(probes)
+    again = _score()
+    assert probes[before:] == []
+    assert again["java_version"] == first["java_version"]

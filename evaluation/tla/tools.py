@@ -67,9 +67,11 @@ def _first_match(pattern: str, text: str) -> str:
 @lru_cache(maxsize=1)
 def java_version() -> str:
     """First line of `java -version`, e.g. 'openjdk version "17.0.15" 2025-04-15'."""
-    if _recorded_versions() is not None:
-        return _java_line()  # the scorer image recorded the banners: only java is left to ask
-    return probed_versions()["java"]
+    if _recorded_versions() is None:
+        return probed_versions()["java"]
+    # The scorer image recorded the banners at build time; its cache may hold java's line too.
+    record = _read_record(_versions_record_path())
+    return record["java"] if record is not None else _java_line()
 
 
 def _java_line() -> str:
