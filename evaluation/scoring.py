@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from typing import Final, SupportsFloat
 
 # A weight as given: a number, or its text (the board's `?weights=` parameter).
@@ -35,7 +36,20 @@ TIMEOUT_RULE = (
 
 def normalise_weights(weights: Iterable[Weight]) -> tuple[float, float, float, float]:
     """Four non-negative weights scaled to sum 1; ValueError for anything else."""
-    weights = list(weights)
+    given = tuple(weights)
+    try:
+        # The board scores every run under the same weights: once per weights, not per run.
+        return _normalised(given)
+    except TypeError:  # an unhashable entry; the check below says why it is not a weight
+        return _normalise(given)
+
+
+@lru_cache(maxsize=64)
+def _normalised(weights: tuple[Weight, ...]) -> tuple[float, float, float, float]:
+    return _normalise(weights)
+
+
+def _normalise(weights: tuple[Weight, ...]) -> tuple[float, float, float, float]:
     for w in weights:
         try:
             float(w)

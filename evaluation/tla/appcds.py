@@ -29,8 +29,7 @@ from pathlib import Path
 
 from evaluation.tla import tools
 
-ENV_VAR = "SYSMOBENCH_CACHE_DIR"
-DISABLED = {"off", "0", "none", "false"}
+ENV_VAR = tools.CACHE_ENV
 # The JVM's own CDS warnings (e.g. a stale archive) go to stdout, where the tools' output is
 # parsed: silence them, an unusable archive simply means a slower start.
 QUIET = ["-Xlog:cds=off", "-Xlog:cds+dynamic=off"]
@@ -39,14 +38,7 @@ Trainer = Callable[[Path], bool]
 
 
 def cache_dir() -> Path | None:
-    configured = os.environ.get(ENV_VAR, "").strip()
-    if configured.lower() in DISABLED:
-        return None
-    if configured:
-        return Path(configured).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME", "").strip()
-    base = Path(xdg) if xdg else Path.home() / ".cache"
-    return base / "sysmobench"
+    return tools.cache_dir()
 
 
 def archive_name(main_class: str, flags: list[str]) -> str:

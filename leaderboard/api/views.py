@@ -223,6 +223,7 @@ def publish_run(request: HttpRequest, user: User, pk: int) -> HttpResponse:
 
 
 @require_GET
-def leaderboard(request: HttpRequest) -> HttpResponse:
-    """The board's own JSON export (same numbers, same query parameters); public like the page."""
+def leaderboard(request: HttpRequest) -> HttpResponseBase:
+    """The board's own JSON export (same numbers, same query parameters, the same pages);
+    public like the page."""
     return leaderboard_export(request, "json")

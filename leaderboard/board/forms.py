@@ -6,6 +6,7 @@ from django import forms
 from django.http import QueryDict
 
 from leaderboard.board.aggregate import PHASES, Weights, parse_weights
+from leaderboard.board.paging import parse_page
 from leaderboard.board.policy import DEFAULT_POLICY, DEFAULT_TABLE, POLICIES, PUBLISHED_TABLES
 from leaderboard.models import ModelUnderTest
 
@@ -29,6 +30,7 @@ class BoardQueryForm(forms.Form):
         label="Published table",
         choices=[(k, f"{k}: {t.title}") for k, t in PUBLISHED_TABLES.items()],
     )
+    page = forms.CharField(required=False)
 
     def __init__(self, data: QueryDict, *, organisations: list[str], task_slugs: list[str]):
         super().__init__(data)
@@ -49,6 +51,12 @@ class BoardQueryForm(forms.Form):
     def clean_published(self) -> str:
         return self.cleaned_data["published"] or DEFAULT_TABLE
 
+    def clean_page(self) -> int | None:
+        try:
+            return parse_page(self.cleaned_data["page"], allow_all=True)
+        except ValueError as error:
+            raise forms.ValidationError(str(error)) from error
+
     def clean_w(self) -> Weights | None:
         text = self.cleaned_data["w"].strip()
         if not text:
@@ -60,7 +68,8 @@ class BoardQueryForm(forms.Form):
 
     def value(self, name: str) -> Any:
         """The cleaned value, or the default when the field was invalid (the error is shown):
-        the weights for "w" (None: the published table's), a string for the others."""
+        the weights for "w" (None: the published table's), the page number for "page" (None:
+        every row), a string for the others."""
         defaults = {
             "sort": "rank",
             "kind": "",
@@ -68,6 +77,7 @@ class BoardQueryForm(forms.Form):
             "w": None,
             "policy": DEFAULT_POLICY,
             "published": DEFAULT_TABLE,
+            "page": 1,
         }
         if not self.is_valid() and name in self.errors:
             return defaults[name]

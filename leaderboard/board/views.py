@@ -1,15 +1,18 @@
 """The read side: leaderboard, model and task pages, and leaderboard exports."""
 
+import csv
+import io
 import json
+from collections.abc import Iterable, Iterator
 from typing import Any
 
-import pandas as pd
+from django.core.serializers.json import DjangoJSONEncoder
 from django.db.models import Count, Q
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils.http import urlencode
 
-from leaderboard.board import charts, tables
+from leaderboard.board import charts, paging, tables
 from leaderboard.board.aggregate import (
     FUNNEL_STAGES,
     OFFICIAL_WEIGHTS,
@@ -52,7 +55,10 @@ def _board_query(request: HttpRequest) -> tuple[BoardQueryForm, Board, list[dict
 
 
 def leaderboard(request: HttpRequest) -> HttpResponse:
-    form, board, rows = _board_query(request)
+    form, board, ranked = _board_query(request)
+    # Ranks and rank ranges are the full board's; only the rendering is one page of it.
+    page = paging.window(ranked, form.value("page"), request.GET, paging.MODELS_PER_PAGE)
+    rows = page.items
     custom = board.custom
     funnel = board.funnel()
     shown = funnel.set_index("model_id").loc[[r["model_id"] for r in rows]].reset_index()
@@ -61,8 +67,13 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
         "form": form,
         "rows": rows,
         "tasks": board.tasks,
+        "page": page,
+        # A new sort starts again at the first page.
         "headers": tables.column_headers(
-            request.GET.dict(), form.value("sort"), board.tasks, custom
+            {k: str(v) for k, v in request.GET.items() if k != "page"},
+            form.value("sort"),
+            board.tasks,
+            custom,
         ),
         "custom_weights": custom,
         "weights": list(zip([PHASE_LABELS[p] for p in PHASES], board.weights, strict=True)),
@@ -99,46 +110,65 @@ def _is_default(board: Board) -> bool:
     )
 
 
-def _export_records(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    exported = []
-    for r in rows:
-        record = {
-            "rank": r["rank"],
-            "official_rank": r["official_rank"],
-            "model": r["name"],
-            "slug": r["slug"],
-            "organisation": r["organisation"],
-            "kind": r["kind"],
-            "provenance": r["provenance"],
-            "overall": r["overall_figure"],
-            "overall_ci": r["overall_ci"],
-            "overall_ci_basis": r["overall_ci_basis"],
-            "rank_range": r["rank_range"],
-            "tie": r["tie"],
-        }
-        # Published figures (leaderboard.web.rounding), so an export equals the page and the paper.
-        record.update({p["phase"]: p["figure"] for p in r["phases"]})
-        record.update({c["task"]: c.get("figure") for c in r["cells"]})
-        exported.append(record)
-    return exported
+def _export_record(r: dict[str, Any]) -> dict[str, Any]:
+    record = {
+        "rank": r["rank"],
+        "official_rank": r["official_rank"],
+        "model": r["name"],
+        "slug": r["slug"],
+        "organisation": r["organisation"],
+        "kind": r["kind"],
+        "provenance": r["provenance"],
+        "overall": r["overall_figure"],
+        "overall_ci": r["overall_ci"],
+        "overall_ci_basis": r["overall_ci_basis"],
+        "rank_range": r["rank_range"],
+        "tie": r["tie"],
+    }
+    # Published figures (leaderboard.web.rounding), so an export equals the page and the paper.
+    record.update({p["phase"]: p["figure"] for p in r["phases"]})
+    record.update({c["task"]: c.get("figure") for c in r["cells"]})
+    return record
 
 
-def leaderboard_export(request: HttpRequest, fmt: str) -> HttpResponse:
+def leaderboard_export(request: HttpRequest, fmt: str) -> HttpResponse | StreamingHttpResponse:
+    """One page of the board (`?page=`, the first by default), or with `?page=all` every row,
+    streamed row by row so that a large board's download starts at once."""
     form, board, rows = _board_query(request)
-    exported = _export_records(rows)
-    declared = tables.declaration(board)
+    number = form.value("page")
+    page = paging.window(rows, number, request.GET, paging.MODELS_PER_PAGE) if number else None
+    shown = rows if page is None else page.items
     if fmt == "csv":
-        response = HttpResponse(content_type="text/csv; charset=utf-8")
+        lines = _csv_lines(shown, board)
+        if page is None:
+            response: HttpResponse | StreamingHttpResponse = StreamingHttpResponse(
+                lines, content_type="text/csv; charset=utf-8"
+            )
+        else:
+            response = HttpResponse("".join(lines), content_type="text/csv; charset=utf-8")
+            response["X-Total-Count"] = str(page.total)
+            links = [(page.previous_url, "prev"), (page.next_url, "next")]
+            link_text = [f'<{request.path}{url}>; rel="{rel}"' for url, rel in links if url]
+            if link_text:
+                response["Link"] = ", ".join(link_text)
         response["Content-Disposition"] = 'attachment; filename="sysmobench-leaderboard.csv"'
-        columns = list(exported[0]) if exported else ["rank", "model"]
-        safe = [
-            {key: safe_cell(_csv_value(value)) for key, value in _csv_record(r, row, board).items()}
-            for r, row in zip(exported, rows, strict=True)
-        ]
-        columns = list(safe[0]) if safe else columns
-        response.write(pd.DataFrame(safe, columns=columns).to_csv(index=False))
         return response
-    payload = {
+    head = _json_head(request, form, board, rows, page)
+    models = (_json_model(r) for r in shown)
+    if page is None:
+        return StreamingHttpResponse(_json_stream(head, models), content_type="application/json")
+    return JsonResponse({**head, "models": list(models)}, json_dumps_params={"indent": 1})
+
+
+def _json_head(
+    request: HttpRequest,
+    form: BoardQueryForm,
+    board: Board,
+    rows: list[dict[str, Any]],
+    page: paging.Window | None,
+) -> dict[str, Any]:
+    declared = tables.declaration(board)
+    return {
         "weights": dict(zip(PHASES, board.weights, strict=True)),
         "official_weights": dict(zip(PHASES, OFFICIAL_WEIGHTS, strict=True)),
         "policy": {"name": board.policy, "text": declared["policy"]},
@@ -153,25 +183,84 @@ def leaderboard_export(request: HttpRequest, fmt: str) -> HttpResponse:
             "scores once to 3 decimals; means first to 4 and then to 3 in the site's table, "
             "once to 3 in the paper's. A task with no run is null and counts 0."
         ),
-        "models": [
-            {
-                **record,
-                "runs": {
-                    c["task"]: {
-                        "run_id": c["run_id"],
-                        "provenance": c["provenance"],
-                        "n": c["n"],
-                        "ci": c["ci"],
-                        "ci_basis": c["ci_basis"],
-                    }
-                    for c in r["cells"]
-                    if c["submitted"]
-                },
-            }
-            for record, r in zip(exported, rows, strict=True)
-        ],
+        "page": _page_info(request, rows, page),
     }
-    return JsonResponse(payload, json_dumps_params={"indent": 1})
+
+
+def _page_info(
+    request: HttpRequest, rows: list[dict[str, Any]], page: paging.Window | None
+) -> dict[str, Any]:
+    if page is None:
+        count = len(rows)
+        return {"number": paging.ALL, "pages": 1, "models_total": count,
+                "first": min(1, count), "last": count, "previous": None, "next": None}  # fmt: skip
+    return {
+        "number": page.number,
+        "pages": page.pages,
+        "models_total": page.total,
+        "first": page.first,
+        "last": page.last,
+        "previous": f"{request.path}{page.previous_url}" if page.previous_url else None,
+        "next": f"{request.path}{page.next_url}" if page.next_url else None,
+        "all": f"{request.path}?{_with_page(request, paging.ALL)}",
+    }
+
+
+def _with_page(request: HttpRequest, value: str) -> str:
+    query = request.GET.copy()
+    query["page"] = value
+    return query.urlencode()
+
+
+def _json_model(r: dict[str, Any]) -> dict[str, Any]:
+    return {
+        **_export_record(r),
+        "runs": {
+            c["task"]: {
+                "run_id": c["run_id"],
+                "provenance": c["provenance"],
+                "n": c["n"],
+                "ci": c["ci"],
+                "ci_basis": c["ci_basis"],
+            }
+            for c in r["cells"]
+            if c["submitted"]
+        },
+    }
+
+
+def _json_stream(head: dict[str, Any], models: Iterable[dict[str, Any]]) -> Iterator[str]:
+    """The same document JsonResponse would write, one model per chunk."""
+    opening = json.dumps(head, indent=1, cls=DjangoJSONEncoder)
+    yield opening[: opening.rindex("}")].rstrip() + ',\n "models": [\n'
+    for index, model in enumerate(models):
+        yield ("," if index else "") + json.dumps(model, cls=DjangoJSONEncoder) + "\n"
+    yield "]\n}\n"
+
+
+def _csv_lines(rows: list[dict[str, Any]], board: Board) -> Iterator[str]:
+    """The header, then one line per row (generated lazily, so a full download streams)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+
+    def flush() -> str:
+        text = buffer.getvalue()
+        buffer.seek(0)
+        buffer.truncate()
+        return text
+
+    columns: list[str] | None = None
+    for row in rows:
+        record = _csv_record(_export_record(row), row, board)
+        safe = {key: safe_cell(_csv_value(value)) for key, value in record.items()}
+        if columns is None:
+            columns = list(safe)
+            writer.writerow(columns)
+        writer.writerow(["" if safe.get(c) is None else safe.get(c) for c in columns])
+        yield flush()
+    if columns is None:
+        writer.writerow(["rank", "model"])
+        yield flush()
 
 
 def _csv_record(record: dict[str, Any], row: dict[str, Any], board: Board) -> dict[str, Any]:
@@ -237,11 +326,20 @@ def task_list(request: HttpRequest) -> HttpResponse:
 def task_detail(request: HttpRequest, slug: str) -> HttpResponse:
     task = get_object_or_404(Task, slug=slug)
     runs = Run.objects.visible_to(request.user).for_task(task).for_board_page()
+    try:
+        number = paging.parse_page(request.GET.get("page"), allow_all=False)
+    except ValueError as error:
+        number, page_error = 1, str(error)
+    else:
+        page_error = ""
+    page = paging.window(runs, number, request.GET, paging.RUNS_PER_PAGE, "runs")
     context = {
         "task": task,
         "description_html": render_markdown(task.description),
         "contract": contract_info(task.slug),
         "traces": trace_status(task),
-        "runs": [(run, tables.run_url(run.pk), percent_text(run.overall)) for run in runs],
+        "page": page,
+        "page_error": page_error,
+        "runs": [(run, tables.run_url(run.pk), percent_text(run.overall)) for run in page.items],
     }
     return render(request, "leaderboard/task_detail.html", context)
