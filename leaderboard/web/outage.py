@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Callable
 
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
@@ -18,9 +19,11 @@ from django.template.loader import render_to_string
 from django.views import defaults
 
 from leaderboard.api.errors import api_error, is_api
-from leaderboard.web.middleware import GetResponse
 
 log = logging.getLogger(__name__)
+
+# As in leaderboard/web/middleware.py; a service does not import an entry point.
+GetResponse = Callable[[HttpRequest], HttpResponseBase]
 
 DATABASE_DOWN = (OperationalError, InterfaceError)
 # A PostgreSQL restart takes seconds; half a minute is an honest first "try again".
