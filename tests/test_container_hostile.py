@@ -172,20 +172,20 @@ def test_a_class_file_beside_the_spec_never_runs(docker_client, tmp_path):
 
 def test_an_endless_spec_is_stopped_at_the_container_deadline(docker_client, tmp_path):
     contract, windows = _spin()
+    # Every exploration is bounded by work, so "endless" is a guard that costs 2^22 evaluations
+    # in every state (a recursive function is not memoised; reading lockState keeps TLC from
+    # evaluating it once as a constant): P2 alone would take far longer than the deadline.
+    heavy = (
+        "Heavy == LET F[n \\in 0..22] == "
+        'IF n = 0 THEN (IF lockState = "locked" THEN 1 ELSE 2) ELSE F[n-1] + F[n-1] '
+        "IN F[22] > 0\n\n"
+    )
     spec = (
         SPIN_SPEC.read_text()
         .replace("EXTENDS TLC, FiniteSets", "EXTENDS TLC, FiniteSets, Naturals")
-        .replace("VARIABLES lockState, pc, callType", "VARIABLES lockState, pc, callType, ticks")
-        .replace(
-            '/\\ lockState = "unlocked"\n  /\\ pc =',
-            '/\\ lockState = "unlocked"\n  /\\ ticks = 0\n  /\\ pc =',
-        )
-        .replace(
-            "Next == \\E t \\in Threads : StartLock(t) \\/ AcquireLock(t) \\/ ReleaseLock(t)",
-            "Next == ticks' = ticks + 1 /\\ "
-            "\\E t \\in Threads : StartLock(t) \\/ AcquireLock(t) \\/ ReleaseLock(t)",
-        )
+        .replace("StartLock(t) ==\n", heavy + "StartLock(t) ==\n  /\\ Heavy\n", 1)
     )
+    assert "/\\ Heavy" in spec
     phases = []
     with pytest.raises(ContainerTimeout, match="total time budget"):
         score_in_container(
