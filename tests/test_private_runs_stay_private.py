@@ -63,6 +63,7 @@ class PrivateRunTest(WorldTestCase):
             reverse("run_status", args=[pk]),
             reverse("run_export_json", args=[pk]),
             reverse("run_export_csv", args=[pk]),
+            reverse("run_bundle", args=[pk]),
         ]
 
     def assert_hidden(self, response):
@@ -228,6 +229,10 @@ def test_every_url_of_the_site_is_covered_here():
         "api_run",
         "api_run_publish",
         "api_leaderboard", "signup", "login", "logout", "password_change",
+        # Release pages list only public runs (tests/test_run_bundle_and_release_dataset.py);
+        # a run's bundle is among the secret URLs above.
+        "release_list", "release_list_json", "release_detail", "release_diff",
+        "release_diff_json", "release_dataset", "run_bundle",
         "password_change_done", "my_runs", "token_create", "token_revoke",
     }  # fmt: skip
     site = {
