@@ -24,7 +24,7 @@ from tree_sitter import Node
 from evaluation.details import BlockingConjunct, SettingConjunct
 from evaluation.phases.conformance import generator as gen
 from evaluation.phases.conformance.cases import Case
-from evaluation.phases.conformance.diagnose import _show, read_tagged
+from evaluation.phases.conformance.diagnose import json_value, read_tagged
 from evaluation.phases.conformance.runner import Budget, run_module
 from evaluation.tla.parsed import ParsedSpec
 from evaluation.tla.reads import Reads
@@ -295,7 +295,8 @@ def blocking_conjuncts(
                 "line": guard.line,
                 "text": _one_line(guard.text),
                 "values": {
-                    v: _show(x) for v, x in zip([*guard.reads, *guard.params], shown, strict=False)
+                    v: json_value(x)
+                    for v, x in zip([*guard.reads, *guard.params], shown, strict=False)
                 },
             },
         )

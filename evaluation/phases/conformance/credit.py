@@ -27,7 +27,7 @@ from evaluation.details import StateMappingRefusal
 from evaluation.inputs.adapter_check import _tree
 from evaluation.phases.conformance import generator as gen
 from evaluation.phases.conformance.cases import Case
-from evaluation.phases.conformance.diagnose import _show, read_tagged
+from evaluation.phases.conformance.diagnose import json_value, read_tagged
 from evaluation.phases.conformance.runner import Budget, run_module
 from evaluation.phases.conformance.tlatext import tla_text
 from evaluation.tla.codes import MP
@@ -196,9 +196,9 @@ def reads_back(var: str, seen: Exploration) -> StateMappingRefusal:
     return {
         "variable": var,
         "rule": "reads back",
-        "state": {k: _show(v) for k, v in projection.items()},
-        "mapped": _show(mapped),
-        "spec": _show(actual),
+        "state": {k: json_value(v) for k, v in projection.items()},
+        "mapped": json_value(mapped),
+        "spec": json_value(actual),
         "reason": (
             f"on a state the spec reaches from Init, whose projection is {_brief(projection)}, "
             f"the spec has {var} = {_brief(actual)} but the mapping gives {_brief(mapped)}"
@@ -218,8 +218,8 @@ def _invents(
                 "variable": var,
                 "rule": "invents nothing",
                 "window": {"action": case.action, "actor": case.actor, "pre_state": case.pre},
-                "mapped": _show(given[ci]),
-                "value": _show(new[0][1]),
+                "mapped": json_value(given[ci]),
+                "value": json_value(new[0][1]),
                 "reason": (
                     f"it gives {var} the value {_brief(new[0][1])} (in {_brief(given[ci])}, "
                     f"for a {case.action} window of actor {case.actor}), which {var} has in "

@@ -46,20 +46,20 @@ def differences(actual: State, expected: State) -> list[Difference]:
                             "variable": var,
                             "key": key,
                             "trace": want[key],
-                            "spec": _show(got.get(key)),
+                            "spec": json_value(got.get(key)),
                         }
                     )
         elif not same(got, want):
-            out.append({"variable": var, "trace": want, "spec": _show(got)})
+            out.append({"variable": var, "trace": want, "spec": json_value(got)})
     return out
 
 
-def _show(value: Any) -> Any:
+def json_value(value: Any) -> Any:
     """JSON-friendly; a model value is shown as a marker that never equals a string."""
     if isinstance(value, dict):
-        return {k if isinstance(k, str) else repr(k): _show(v) for k, v in value.items()}
+        return {k if isinstance(k, str) else repr(k): json_value(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_show(v) for v in value]
+        return [json_value(v) for v in value]
     if isinstance(value, str | int | bool) or value is None:
         return value
     return {"tla": repr(value)}
@@ -114,7 +114,7 @@ def successors(
             k, case = item[1], cases[item[1] - 1]
             state = dict(zip(plan.observed, to_json_like(item[2]), strict=True))
             want = {**case.pre, **_named(plan, case.pre, item[3])}
-            shown = {v: _show(state.get(v)) for v in want}
+            shown = {v: json_value(state.get(v)) for v in want}
             pre_differences[k - 1] = differences(shown, want)
     return out
 
@@ -128,7 +128,7 @@ def closest(found: list[State], post: State) -> list[Successor]:
     """The distinct successors (seen on the window's variables) nearest to its post-state."""
     seen: list[State] = []
     for state in found:
-        shown = {v: _show(state.get(v)) for v in post}
+        shown = {v: json_value(state.get(v)) for v in post}
         if not any(same(shown, s) for s in seen):
             seen.append(shown)
     ranked = sorted(seen, key=lambda s: (len(differences(s, post)), repr(s)))
