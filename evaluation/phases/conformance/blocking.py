@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from tree_sitter import Node
 
 from evaluation.details import BlockingConjunct, SettingConjunct
+from evaluation.inputs.adapter_check import identifiers
 from evaluation.phases.conformance import generator as gen
 from evaluation.phases.conformance.cases import Case
 from evaluation.phases.conformance.diagnose import json_value, read_tagged
@@ -58,37 +59,32 @@ def guards(spec: ParsedSpec, mapping: str) -> list[Guard]:
     call = split_call(mapping)
     if call is None:
         return []
-    return _walk_action(spec, call)[0]
-
-
-def setting_conjuncts(spec: ParsedSpec, mapping: str) -> list[Step]:
-    """The conjuncts of the action that take part in its step, with the variables each may
-    change (syntax only: where the conjunct that set a variable is written)."""
-    call = split_call(mapping)
-    return _walk_action(spec, call)[1] if call is not None else []
+    return _walk_action(spec, Reads(spec.tree, spec.variables), call)[0]
 
 
 def setters(
     plan: gen.Plan, spec: ParsedSpec, action: str, schema_variables: list[str]
 ) -> list[SettingConjunct]:
     """For each schema variable a post-state differs in, the first conjunct of the action's
-    step that may change a spec variable its mapping reads (none where no conjunct does)."""
-    steps = setting_conjuncts(spec, plan.adapter.actions[action])
-    if not steps:
+    step that may change a spec variable its mapping reads (none where no conjunct does); the
+    conjuncts are read from the syntax, as `reads.py` reads what may change."""
+    call = split_call(plan.adapter.actions[action])
+    if call is None:
         return []
     reads = Reads(spec.tree, spec.variables)
+    steps = _walk_action(spec, reads, call)[1]
     out: list[SettingConjunct] = []
     for var in schema_variables:
-        expr = plan.adapter.variables.get(var, var)
-        mapped = reads.of_names(set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", expr)))
+        mapped = reads.of_names(identifiers(plan.adapter.variables.get(var, var)))
         step = next((s for s in steps if s.changes & mapped), None)
         if step is not None:
             out.append({"variable": var, "line": step.line, "text": step.text})
     return out
 
 
-def _walk_action(spec: ParsedSpec, call: tuple[str, list[str]]) -> tuple[list[Guard], list[Step]]:
-    reads = Reads(spec.tree, spec.variables)
+def _walk_action(
+    spec: ParsedSpec, reads: Reads, call: tuple[str, list[str]]
+) -> tuple[list[Guard], list[Step]]:
     name, args = call
     out: list[Guard] = []
     steps: list[Step] = []
