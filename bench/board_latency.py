@@ -21,7 +21,7 @@ def main() -> None:
     with test_database():
         from django.test import Client
 
-        from leaderboard.board.generation import invalidate_board_cache
+        from leaderboard.board.marks import invalidate_board_cache
         from leaderboard.management.commands.load_published import load_published
 
         load_published()

@@ -10,7 +10,7 @@ from django.http import HttpRequest
 from django.template.response import TemplateResponse
 from django.utils.text import Truncator
 
-from leaderboard.board.generation import invalidate_board_cache
+from leaderboard.board.marks import invalidate_board_cache
 from leaderboard.models import (
     ActionResult,
     ApiToken,

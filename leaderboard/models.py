@@ -20,7 +20,7 @@ from django.utils import timezone
 # bring the phases, tree-sitter and YAML with it (django.setup() 0.8 s -> 1.05 s here), while
 # evaluation.scoring is a leaf of a few milliseconds.
 from evaluation.scoring import PHASE_WEIGHTS, PHASES, cell_score  # noqa: F401
-from leaderboard.board.generation import invalidate_board_cache
+from leaderboard.board.marks import board_changed, scope_wanted
 from leaderboard.querysets import ModelQuerySet, RunQuerySet
 
 PHASE_NAMES = {
@@ -211,6 +211,8 @@ class Run(models.Model):
             models.Index(fields=["status", "created_at"]),
             models.Index(fields=["review", "status"]),
             models.Index(fields=["submitter", "created_at"]),
+            # The task page's run list: one task's runs, newest first, a page at a time.
+            models.Index(fields=["task", "created_at", "id"]),
         ]
         constraints = [
             models.CheckConstraint(
@@ -295,10 +297,10 @@ class Run(models.Model):
         # `attempts` counts claims, so it names the attempt this in-memory run was claimed as.
         return Run.objects.filter(pk=self.pk, status=self.Status.RUNNING, attempts=self.attempts)
 
-    @staticmethod
-    def _drop_cached_board() -> None:
-        # Ending a run is the one state change the board depends on; callers need not remember.
-        invalidate_board_cache()
+    def _drop_cached_board(self) -> None:
+        # Ending a run or moving its review is what the board depends on; callers need not
+        # remember. Only this run's (model, task) cell can have changed.
+        board_changed(self.model_id, self.task_id)
 
     def requeue(self) -> bool:
         """RUNNING -> QUEUED for a run whose worker died.
@@ -612,7 +614,8 @@ class Release(models.Model):
             approved_at=timezone.now()
         )
         self.refresh_from_db()
-        invalidate_board_cache()
+        if changed:
+            scope_wanted(self.pk)
         return bool(changed)
 
     @classmethod
@@ -648,3 +651,84 @@ class Rescore(models.Model):
 
     def __str__(self) -> str:
         return f"rescore of run {self.run_id} under {self.release_id}: {self.state}"
+
+
+class BoardMark(models.Model):
+    """A change the stored board aggregate has not taken in yet (leaderboard/board/store.py).
+
+    Written in the transaction that makes the change, so a change and its mark commit together;
+    a refresh deletes only the marks it read before it read the runs. A mark with no model means
+    "everything" (a bulk load, an edit whose cells nobody knows)."""
+
+    model_id = models.BigIntegerField(null=True)
+    task_id = models.BigIntegerField(null=True)
+
+    def __str__(self) -> str:
+        return f"board mark {self.pk}: model {self.model_id or 'all'}, task {self.task_id or 'all'}"
+
+
+class BoardScope(models.Model):
+    """One stored board: `scope` is the release id its runs are of, 0 for the board before any
+    release was approved. `version` moves whenever its cells do (the board cache's key)."""
+
+    scope = models.BigIntegerField(primary_key=True)
+    version = models.BigIntegerField(default=0)
+    n_tasks = models.IntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"board scope {self.scope} at version {self.version}"
+
+
+class BoardCell(models.Model):
+    """One (model, task) cell of a stored board: its figures under the default view (mean
+    policy, the site's table, official weights) with their interval, and what any other view
+    needs without reading the runs again (`runs`: one compact record per counted run;
+    `first_units`: what a units-bootstrap of the first verified run draws)."""
+
+    scope = models.BigIntegerField()
+    model = models.ForeignKey(ModelUnderTest, on_delete=models.CASCADE, related_name="+")
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="+")
+    run_id = models.BigIntegerField()
+    provenance = models.CharField(max_length=10)
+    n = models.FloatField(null=True)
+    overall = models.FloatField()
+    syntax = models.FloatField(null=True)
+    runtime = models.FloatField(null=True)
+    conformance = models.FloatField(null=True)
+    invariant = models.FloatField(null=True)
+    syntax_status = models.CharField(max_length=10, blank=True, default="")
+    runtime_status = models.CharField(max_length=10, blank=True, default="")
+    conformance_status = models.CharField(max_length=10, blank=True, default="")
+    invariant_status = models.CharField(max_length=10, blank=True, default="")
+    ci_low = models.FloatField(null=True)
+    ci_high = models.FloatField(null=True)
+    ci_basis = models.CharField(max_length=10, blank=True, default="")
+    runs = models.JSONField(default=list)
+    first_units = models.JSONField(null=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["scope", "model", "task"], name="one_cell_per_scope"),
+        ]
+
+    def __str__(self) -> str:
+        return f"board cell of model {self.model_id} on task {self.task_id} (scope {self.scope})"
+
+
+class BoardModelRow(models.Model):
+    """A model's overall interval on a stored board under the default view (it resamples all
+    the model's cells at once, so it is kept per model)."""
+
+    scope = models.BigIntegerField()
+    model = models.ForeignKey(ModelUnderTest, on_delete=models.CASCADE, related_name="+")
+    ci_low = models.FloatField(null=True)
+    ci_high = models.FloatField(null=True)
+    ci_basis = models.CharField(max_length=10, blank=True, default="")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["scope", "model"], name="one_row_per_scope"),
+        ]
+
+    def __str__(self) -> str:
+        return f"board row of model {self.model_id} (scope {self.scope})"

@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 # Mirrors Run.Review; spelled out here because models.py imports this module.
 PRIVATE, PENDING, APPROVED, REJECTED = "private", "pending", "approved", "rejected"
 PUBLIC_REVIEW_STATES = (PENDING, APPROVED)
+# The board scope of the runs before any release was approved (a release's scope is its id).
+NO_RELEASE = 0
 
 
 class BoardRunRow(TypedDict):
@@ -125,33 +127,32 @@ class RunQuerySet(models.QuerySet["Run"]):
     def awaiting_review(self) -> RunQuerySet:
         return self.filter(review=PENDING)
 
+    def countable(self) -> RunQuerySet:
+        """Runs that may count on a board: finished, approved, verified here or reported with a
+        source. Which board they count on is their scope (`in_scope`)."""
+        return self.finished().filter(review=APPROVED, provenance__in=["verified", "reported"])
+
     def on_board(self, release: Release | None = None) -> RunQuerySet:
-        """Runs that count on the public board: finished, approved, verified here or reported
-        with a source, of the board's release (`in_release`). A published verified run waits
-        here until a maintainer approves it."""
-        board = self.finished().filter(review=APPROVED, provenance__in=["verified", "reported"])
-        return board.in_release(release)
+        """Runs that count on the public board: countable runs of the board's release
+        (`in_release`). A published verified run waits here until a maintainer approves it."""
+        return self.countable().in_release(release)
 
-    def board_rows(self, release: Release | None = None) -> list[BoardRunRow]:
-        """One dict per run on the board: ids, provenance and creation time (feeds pandas)."""
-        rows = self.on_board(release).values(
-            "id", "model_id", "task_id", "provenance", "created_at"
-        )
-        return list(rows)
+    def board_rows(self) -> list[BoardRunRow]:
+        """One dict per run of this queryset: ids, provenance and creation time (feeds pandas)."""
+        rows = self.values("id", "model_id", "task_id", "provenance", "created_at")
+        return cast("list[BoardRunRow]", list(rows))
 
-    def board_phase_rows(self, release: Release | None = None) -> list[BoardPhaseRow]:
-        """One dict per phase result of a run on the board: run id, phase, status and score."""
+    def board_phase_rows(self) -> list[BoardPhaseRow]:
+        """One dict per phase result of a run of this queryset: run id, phase, status, score."""
         phase_result = cast("type[PhaseResult]", self.model.phase_results.rel.related_model)
         return list(
-            phase_result.objects.filter(run__in=self.on_board(release)).values(
-                "run_id", "phase", "status", "score"
-            )
+            phase_result.objects.filter(run__in=self).values("run_id", "phase", "status", "score")
         )
 
     def board_published_figures(self, table: str) -> dict[int, dict[str, float | None]]:
-        """Run id -> {phase: score} of the reported runs on the board that carry the figures
+        """Run id -> {phase: score} of the reported runs of this queryset that carry the figures
         of published table `table` (fixtures/build_published.py writes them)."""
-        rows = self.on_board().reported().filter(fingerprint__has_key=table)
+        rows = self.reported().filter(fingerprint__has_key=table)
         return {
             pk: fingerprint[table]["phases"]
             for pk, fingerprint in rows.values_list("id", "fingerprint")
@@ -176,19 +177,6 @@ class RunQuerySet(models.QuerySet["Run"]):
             [dict(i) for i in invariants if i["invariant_results__verdict"]],
         )
 
-    def board_stamp(self, release: Release | None = None) -> tuple:
-        """Changes whenever a run reaches or leaves the board: part of the board's cache key."""
-        stamp = self.on_board(release).aggregate(
-            n=models.Count("id"),
-            last_id=models.Max("id"),
-            last=models.Max("finished_at"),
-            reviewed=models.Max("reviewed_at"),
-        )
-        return tuple(
-            value.isoformat() if hasattr(value, "isoformat") else value
-            for value in (stamp["n"], stamp["last_id"], stamp["last"], stamp["reviewed"])
-        )
-
     def disclosed_on_model_page(self) -> RunQuerySet:
         """The runs on the board, by task in board order and newest first: the model page's
         "how the runs were made" table."""
@@ -209,9 +197,14 @@ class RunQuerySet(models.QuerySet["Run"]):
         releases, less the rescorings, which wait for their release's approval."""
         release_model = cast("type[Release]", self.model.release.field.related_model)
         chosen = release or release_model.board_default()
-        if chosen is None:
+        return self.in_scope(chosen.pk if chosen is not None else NO_RELEASE)
+
+    def in_scope(self, scope: int) -> RunQuerySet:
+        """The runs a board scope counts: `scope` is a release's id, or NO_RELEASE (0) for the
+        board before any release was approved (every run but the rescorings)."""
+        if scope == NO_RELEASE:
             return self.filter(rescore_of__isnull=True)
-        return self.filter(models.Q(provenance="reported") | models.Q(release=chosen))
+        return self.filter(models.Q(provenance="reported") | models.Q(release_id=scope))
 
 
 class ModelQuerySet(models.QuerySet["ModelUnderTest"]):

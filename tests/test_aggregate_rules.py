@@ -2,14 +2,9 @@
 
 import pytest
 
-from leaderboard.board.aggregate import (
-    OFFICIAL_WEIGHTS,
-    compute_board,
-    get_board,
-    normalise_weights,
-    parse_weights,
-)
-from leaderboard.board.generation import invalidate_board_cache
+from leaderboard.board.aggregate import OFFICIAL_WEIGHTS, normalise_weights, parse_weights
+from leaderboard.board.boards import compute_board, get_board
+from leaderboard.board.marks import invalidate_board_cache
 from leaderboard.models import PhaseResult, Run
 from leaderboard.web.rounding import CELL, MEAN, figure, percent_text
 from tests.base import WorldTestCase, make_model, make_phase_result, make_run

@@ -50,7 +50,7 @@ class AdminPageTests(WorldTestCase):
         self.assertEqual(response.context["cl"].result_count, 1)
 
     def test_editing_a_phase_score_in_the_admin_updates_the_board(self):
-        from leaderboard.board.aggregate import get_board
+        from leaderboard.board.boards import get_board
 
         before = get_board().rows.overall.iloc[0]
         result = PhaseResult.objects.get(run=self.run, phase="runtime")

@@ -1,5 +1,5 @@
 """The board cache on Redis is shared by every process: an edit made in another process that
-drops the cache (as the admin and Run.finish do) is seen by the next request here at once."""
+marks the board (as the admin and Run.finish do) is seen by the next request here at once."""
 
 import os
 import subprocess
@@ -10,7 +10,7 @@ from django.core.cache import caches
 from django.test import override_settings
 
 from config.env import cache_from_url
-from leaderboard.board.aggregate import get_board
+from leaderboard.board.boards import get_board
 from leaderboard.models import PhaseResult
 from tests.base import make_model, make_run, make_task
 from tests.rq_worker import REPO, claimed_redis_db, database_url
@@ -21,7 +21,7 @@ FULL = {"syntax": 1.0, "runtime": 1.0, "conformance": 1.0, "invariant": 1.0}
 EDIT_IN_ANOTHER_PROCESS = """
 import django
 django.setup()
-from leaderboard.board.generation import invalidate_board_cache
+from leaderboard.board.marks import invalidate_board_cache
 from leaderboard.models import PhaseResult
 PhaseResult.objects.filter(phase="invariant").update(score=0.0)
 invalidate_board_cache()
@@ -51,8 +51,8 @@ def test_an_edit_in_another_process_is_seen_at_once():
         model, task = make_model("model-a"), make_task("spin")
         make_run(model, task, FULL)
         assert get_board().rows.overall.iloc[0] == pytest.approx(1.0)
-        # The edit changes no run's count, id or finish time, so only the shared generation key
-        # can tell this process its cached board is stale.
+        # The edit changes no run's count, id or finish time: its mark, taken in by the next
+        # board request here, moves the stored scope's version and so the cache key.
         other_process(url)
         assert PhaseResult.objects.get(phase="invariant").score == 0.0
         assert get_board().rows.overall.iloc[0] == pytest.approx(0.65)

@@ -6,7 +6,7 @@ from datetime import timedelta
 from django.urls import reverse
 from django.utils import timezone
 
-from leaderboard.board.aggregate import compute_board
+from leaderboard.board.boards import compute_board
 from leaderboard.models import Run
 from tests.base import WorldTestCase, make_run
 

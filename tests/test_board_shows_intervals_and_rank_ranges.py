@@ -9,7 +9,7 @@ written out by hand.
 import numpy as np
 from django.urls import reverse
 
-from leaderboard.board.aggregate import compute_board
+from leaderboard.board.boards import compute_board
 from leaderboard.board.uncertainty import RESAMPLES, SEED, rank_ranges, ties
 from leaderboard.models import Run
 from tests.base import (

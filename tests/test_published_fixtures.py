@@ -12,7 +12,8 @@ from django.conf import settings
 from django.core.management import call_command
 from django.test import TestCase
 
-from leaderboard.board.aggregate import PHASES, compute_board
+from leaderboard.board.aggregate import PHASES
+from leaderboard.board.boards import compute_board
 from leaderboard.management.commands.load_published import DEFAULT_FIXTURE, load_published
 from leaderboard.models import ModelUnderTest, PhaseResult, Run, Task
 from leaderboard.web.rounding import CELL, MEAN, figure

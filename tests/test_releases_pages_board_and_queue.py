@@ -11,7 +11,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.test import override_settings
 
-from leaderboard.board.aggregate import get_board
+from leaderboard.board.boards import get_board
 from leaderboard.models import Release, Rescore, Run
 from leaderboard.releases.identity import ReleaseError, identity_of, make_release
 from leaderboard.releases.rescoring import copy_for_rescore, rescore

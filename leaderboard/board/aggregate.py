@@ -28,13 +28,12 @@ Weights are a parameter, normalised to sum 1, so user-adjustable weights reuse t
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
+import numpy as np
 import pandas as pd
-from django.core.cache import cache
 
 # The scorer, the models and the board share one definition of the weights and the cell rule;
 # they are re-exported here because the board's callers think in board terms.
@@ -42,12 +41,11 @@ from evaluation.surface import (  # noqa: F401
     NOT_APPLICABLE,
     OFFICIAL_WEIGHTS,
     PHASES,
+    TIMEOUT,
     cell_score,
     normalise_weights,
 )
 from leaderboard.board import uncertainty
-from leaderboard.board.generation import generation
-from leaderboard.board.memo import LocalMemo
 from leaderboard.board.policy import (
     BEST,
     DEFAULT_POLICY,
@@ -58,14 +56,12 @@ from leaderboard.board.policy import (
     PUBLISHED_TABLES,
     SITE,
 )
-from leaderboard.models import ModelUnderTest, Release, Run, Task
+from leaderboard.models import Run
 from leaderboard.querysets import BoardPhaseRow, BoardRunRow
 
 PHASE_LABELS = {"syntax": "P1", "runtime": "P2", "conformance": "P3", "invariant": "P4"}
 FUNNEL_STAGES = ("submitted", "P1 = 1", "P2 > 0", "P3 > 0", "P4 > 0")
 
-_LOCAL_BOARDS = LocalMemo()
-_CACHE_SECONDS = 600
 
 # Normalised: four floats summing to 1, in PHASES order.
 Weights = tuple[float, ...]
@@ -135,28 +131,27 @@ class Board:
         return self._funnel
 
     def _compute_funnel(self) -> pd.DataFrame:
-        counts = []
-        for model_id, group in self.cells.groupby("model_id"):
-            alive = pd.Series(True, index=group.index)
-            stages = [int(alive.sum())]
-            for phase, passes in (
-                ("syntax", lambda s: s >= 1.0 - 1e-9),
-                ("runtime", lambda s: s > 0),
-                ("conformance", lambda s: s > 0),
-                ("invariant", lambda s: s > 0),
-            ):
-                na = group[f"{phase}_status"] == NOT_APPLICABLE
-                alive &= na | passes(group[phase].fillna(0.0))
-                stages.append(int(alive.sum()))
-            counts.append([model_id, *stages])
-        funnel = pd.DataFrame(counts, columns=["model_id", *FUNNEL_STAGES])
+        cells = self.cells
+        alive = pd.Series(True, index=cells.index)
+        stages = {FUNNEL_STAGES[0]: alive.astype(int)}
+        for stage, phase, passes in (
+            (FUNNEL_STAGES[1], "syntax", lambda s: s >= 1.0 - 1e-9),
+            (FUNNEL_STAGES[2], "runtime", lambda s: s > 0),
+            (FUNNEL_STAGES[3], "conformance", lambda s: s > 0),
+            (FUNNEL_STAGES[4], "invariant", lambda s: s > 0),
+        ):
+            na = cells[f"{phase}_status"] == NOT_APPLICABLE
+            alive = alive & (na | passes(cells[phase].fillna(0.0)))
+            stages[stage] = alive.astype(int)
+        counts = pd.DataFrame(stages).groupby(cells.model_id).sum().reset_index()
         order = self.rows[["model_id", "name"]]
-        return order.merge(funnel, on="model_id", how="left").fillna(0)
+        return order.merge(counts, on="model_id", how="left").fillna(0)
 
 
-def _run_frame(
+def run_frame(
     run_rows: list[BoardRunRow], phase_rows: list[BoardPhaseRow], weights: Weights
 ) -> pd.DataFrame:
+    """One row per run from the database's rows: its phase scores and statuses, scored."""
     runs = pd.DataFrame(
         run_rows, columns=["id", "model_id", "task_id", "provenance", "created_at"]
     ).rename(columns={"id": "run_id"})
@@ -165,20 +160,60 @@ def _run_frame(
     statuses = phases.pivot(index="run_id", columns="phase", values="status")
     scores = scores.reindex(columns=list(PHASES))
     statuses = statuses.reindex(columns=list(PHASES)).add_suffix("_status")
-    frame = runs.join(scores, on="run_id").join(statuses, on="run_id")
+    return scored(runs.join(scores, on="run_id").join(statuses, on="run_id"), weights)
+
+
+def scored(frame: pd.DataFrame, weights: Weights) -> pd.DataFrame:
+    """The runs' counted phase values (a missing score counts 0; a verified run's N/A phase is
+    left out, NaN) and their cell score under `weights`, as columns of a copy of `frame` in run
+    id order. The order is part of the result: a mean sums in row order, and its last bit would
+    otherwise depend on the order the database returned the rows in."""
+    frame = frame.sort_values("run_id", kind="stable").reset_index(drop=True)
     for phase in PHASES:
         na = (frame.provenance == "verified") & (frame[f"{phase}_status"] == NOT_APPLICABLE)
         frame[phase] = frame[phase].astype(float).fillna(0.0).where(~na)
-    frame["overall"] = [
-        cell_score(
-            {p: row[p] for p in PHASES},
-            {p: row[f"{p}_status"] for p in PHASES},
-            row["provenance"],
-            weights,
-        )
-        for row in records(frame)
-    ]
+    frame["overall"] = run_scores(frame, weights)
     return frame
+
+
+def with_published_figures(
+    frame: pd.DataFrame, published: str, figures: dict[int, dict[str, Any]]
+) -> pd.DataFrame:
+    """Reported runs with the chosen table's figures: the site's are the phase results; another
+    table's are in the run's fingerprint (`figures`: run id -> {phase: score}), and a reported
+    run without them leaves the board. `frame` holds raw scores (before `scored`)."""
+    if published == SITE:
+        return frame
+    reported = frame.provenance != "verified"
+    frame = frame[~reported | frame.run_id.isin(list(figures))].copy()
+    mine = frame.provenance != "verified"
+    ids = frame.run_id[mine]
+    for phase in PHASES:
+        values = [figures[int(run_id)].get(phase) for run_id in ids]
+        frame.loc[mine, phase] = [float("nan") if v is None else v for v in values]
+        frame.loc[mine, f"{phase}_status"] = ["skipped" if v is None else "ran" for v in values]
+    return frame
+
+
+def run_scores(frame: pd.DataFrame, weights: Weights) -> np.ndarray:
+    """`cell_score` of every run of the frame at once, float for float: the same sums in the
+    same order (a phase left out adds nothing, and x + 0.0 is x), so a board of 100,000 runs
+    is scored in milliseconds instead of a Python call per run."""
+    normalised = normalise_weights(weights)
+    verified = (frame.provenance == "verified").to_numpy()
+    total = np.zeros(len(frame))
+    weight_sum = np.zeros(len(frame))
+    every_phase = np.ones(len(frame), dtype=bool)
+    for phase, weight in zip(PHASES, normalised, strict=True):
+        status = frame[f"{phase}_status"].to_numpy()
+        applicable = ~(verified & (status == NOT_APPLICABLE))
+        counted = np.where(status == TIMEOUT, 0.0, frame[phase].fillna(0.0).to_numpy(float))
+        total = total + np.where(applicable, weight * counted, 0.0)
+        weight_sum = weight_sum + np.where(applicable, weight, 0.0)
+        every_phase &= applicable
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scores = np.where(every_phase, total, total / weight_sum)
+    return np.where(weight_sum <= 0, 0.0, scores)
 
 
 def _newest_first(frame: pd.DataFrame) -> pd.DataFrame:
@@ -197,18 +232,42 @@ def _verified_cells(verified: pd.DataFrame, policy: str) -> pd.DataFrame:
     else:
         ordered = _newest_first(verified)
     cells = ordered.drop_duplicates(keys).set_index(keys)
-    grouped = verified.groupby(keys)
     if policy == MEAN:
         # The cell links to its newest run and shows that run's phase statuses; its numbers
         # are the means (a phase N/A in every run stays N/A).
-        cells["overall"] = grouped.overall.mean()
-        for phase in PHASES:
-            cells[phase] = grouped[phase].mean()
-    cells["n"] = grouped.size().astype(float)
+        means = group_means(verified, keys, ["overall", *PHASES])
+        for column in means.columns:
+            cells[column] = means[column]
+    cells["n"] = verified.groupby(keys).size().astype(float)
     return cells.reset_index()
 
 
-def _counted_cells(frame: pd.DataFrame, policy: str = DEFAULT_POLICY) -> pd.DataFrame:
+def group_means(frame: pd.DataFrame, keys: list[str], columns: list[str]) -> pd.DataFrame:
+    """Per group of `keys`, each column's mean over its non-NaN values (NaN when it has none),
+    summed in run id order within the group alone. Not pandas' grouped mean: that compensates
+    its sums differently with one group than with several, so a cell's last bit would depend
+    on which other cells were computed beside it, and a cell refreshed alone would differ from
+    the same cell in a full build."""
+    ordered = frame.sort_values([*keys, "run_id"], kind="stable")
+    if ordered.empty:
+        return pd.DataFrame(
+            columns=columns, index=pd.MultiIndex.from_arrays([[]] * len(keys), names=keys)
+        )
+    key_values = ordered[keys].to_numpy()
+    starts = np.flatnonzero(np.r_[True, (key_values[1:] != key_values[:-1]).any(axis=1)])
+    means = {}
+    for column in columns:
+        values = ordered[column].to_numpy(dtype=float)
+        present = ~np.isnan(values)
+        sums = np.add.reduceat(np.where(present, values, 0.0), starts)
+        counts = np.add.reduceat(present.astype(int), starts)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            means[column] = np.where(counts > 0, sums / counts, np.nan)
+    index = pd.MultiIndex.from_frame(ordered[keys].iloc[starts])
+    return pd.DataFrame(means, index=index)
+
+
+def counted_cells(frame: pd.DataFrame, policy: str = DEFAULT_POLICY) -> pd.DataFrame:
     """The verified cells under the policy; the newest reported run where there is none."""
     frame = frame.assign(is_verified=frame.provenance == "verified")
     verified = _verified_cells(frame[frame.is_verified], policy)
@@ -220,13 +279,12 @@ def _counted_cells(frame: pd.DataFrame, policy: str = DEFAULT_POLICY) -> pd.Data
     return cells.sort_values(["model_id", "task_id"]).reset_index(drop=True)
 
 
-def _model_rows(cells: pd.DataFrame, models: pd.DataFrame, n_tasks: int) -> pd.DataFrame:
+def model_rows(cells: pd.DataFrame, models: pd.DataFrame, n_tasks: int) -> pd.DataFrame:
     grouped = cells.groupby("model_id")
     rows = pd.DataFrame(index=pd.Index(cells.model_id.unique(), name="model_id"))
     rows["overall"] = grouped.overall.sum() / n_tasks
     for phase in PHASES:
-        na_count = grouped[phase].apply(lambda s: int(s.isna().sum()))
-        applicable = n_tasks - na_count
+        applicable = n_tasks - cells[phase].isna().groupby(cells.model_id).sum()
         rows[phase] = (grouped[phase].sum() / applicable).where(applicable > 0)
     rows["submitted"] = grouped.size()
     rows["verified"] = grouped.is_verified.sum()
@@ -252,7 +310,10 @@ def _effective_weights(cell: dict[str, Any], weights: Weights) -> dict[str, floa
     }
 
 
-def _run_units(run_ids: list[int]) -> dict[int, uncertainty.RunUnits]:
+UnitsOf = Callable[[list[int]], dict[int, uncertainty.RunUnits]]
+
+
+def units_from_database(run_ids: list[int]) -> dict[int, uncertainty.RunUnits]:
     """Run id -> its units. An action's windows are drawn by position, so its verdicts are kept
     as counts (passed first): which window failed does not change what a draw gives."""
     actions, invariants = Run.objects.board_unit_rows(run_ids)
@@ -268,15 +329,33 @@ def _run_units(run_ids: list[int]) -> dict[int, uncertainty.RunUnits]:
     return units
 
 
-def _cell_samples(
-    cells: pd.DataFrame, frame: pd.DataFrame, policy: str, weights: Weights
+def units_json(units: uncertainty.RunUnits) -> dict[str, Any]:
+    """A run's units as the stored board keeps them: per action [passed, total, refused]."""
+    return {
+        "actions": [[sum(v), len(v), refused] for v, refused in units.actions],
+        "invariants": list(units.invariants),
+    }
+
+
+def units_from_json(stored: dict[str, Any]) -> uncertainty.RunUnits:
+    return uncertainty.RunUnits(
+        actions=[
+            ([True] * passed + [False] * (total - passed), bool(refused))
+            for passed, total, refused in stored["actions"]
+        ],
+        invariants=[bool(i) for i in stored["invariants"]],
+    )
+
+
+def cell_samples(
+    cells: pd.DataFrame, frame: pd.DataFrame, policy: str, weights: Weights, units_of: UnitsOf
 ) -> dict[tuple[int, int], Any]:
     """The bootstrap resamples of every verified cell that has an interval; the basis of each
     is written into `cells` (`ci_basis`)."""
     verified = frame[frame.provenance == "verified"].sort_values(["created_at", "run_id"])
     values = verified.groupby(["model_id", "task_id"]).overall.agg(list).to_dict()
     by_units = [c for c in records(cells) if c["is_verified"] and (c["n"] < 2 or policy == FIRST)]
-    units = _run_units([int(c["run_id"]) for c in by_units])
+    units = units_of([int(c["run_id"]) for c in by_units])
     samples: dict[tuple[int, int], Any] = {}
     bases: dict[tuple[int, int], str] = {}
     for c in records(cells[cells.is_verified]):
@@ -295,54 +374,45 @@ def _cell_samples(
     return samples
 
 
-def _add_intervals(
+def add_intervals(
     cells: pd.DataFrame, rows: pd.DataFrame, samples: dict[tuple[int, int], Any], n_tasks: int
 ) -> None:
     """Cell and overall intervals, rank ranges and ties, as columns of `cells` and `rows`."""
-    cell_ci = [
-        uncertainty.interval(samples.get((int(m), int(t))))
-        for m, t in zip(cells.model_id, cells.task_id, strict=True)
-    ]
+    cell_ci = uncertainty.intervals(
+        [samples.get((int(m), int(t))) for m, t in zip(cells.model_id, cells.task_id, strict=True)]
+    )
     cells["ci_low"] = [ci[0] if ci else None for ci in cell_ci]
     cells["ci_high"] = [ci[1] if ci else None for ci in cell_ci]
     per_model: dict[int, list[tuple[float, Any]]] = {}
     for m, t, value in zip(cells.model_id, cells.task_id, cells.overall, strict=True):
         per_model.setdefault(int(m), []).append((float(value), samples.get((int(m), int(t)))))
-    overall_ci, bases = [], []
+    overall_draws, bases = [], []
     for m in rows.model_id:
         mine = per_model.get(int(m), [])
         draws, basis = uncertainty.overall_draws(mine, n_tasks), uncertainty.CELLS
         if draws is None and mine:
             padded = [value for value, _ in mine] + [0.0] * (n_tasks - len(mine))
             draws, basis = uncertainty.over_tasks(padded, int(m)), uncertainty.TASKS
-        overall_ci.append(uncertainty.interval(draws))
+        overall_draws.append(draws)
         bases.append(basis if draws is not None else None)
+    overall_ci = uncertainty.intervals(overall_draws)
     rows["overall_ci_basis"] = bases
     rows["overall_ci_low"] = [ci[0] if ci else None for ci in overall_ci]
     rows["overall_ci_high"] = [ci[1] if ci else None for ci in overall_ci]
+    add_rank_ranges(rows)
+
+
+def add_rank_ranges(rows: pd.DataFrame) -> None:
+    """Rank ranges and ties from the overall intervals: they compare every model with every
+    other, so they are computed for the whole board at once, never stored per model."""
+    overall_ci = [
+        None if low is None or low != low else (float(low), float(high))
+        for low, high in zip(rows.overall_ci_low, rows.overall_ci_high, strict=True)
+    ]
     ranges = uncertainty.rank_ranges(list(rows.overall), overall_ci)
     rows["rank_best"] = [best for best, _ in ranges]
     rows["rank_worst"] = [worst for _, worst in ranges]
     rows["tie"] = uncertainty.ties(ranges)
-
-
-def _published_frame(
-    run_rows: list[BoardRunRow], phase_rows: list[BoardPhaseRow], published: str
-) -> tuple[list[BoardRunRow], list[BoardPhaseRow]]:
-    """Reported runs with the chosen table's figures: the site's are the phase results; another
-    table's are in the run's fingerprint, and a reported run without them leaves the board."""
-    if published == SITE:
-        return run_rows, phase_rows
-    figures = Run.objects.board_published_figures(published)
-    runs = [r for r in run_rows if r["provenance"] == "verified" or r["id"] in figures]
-    reported = {r["id"] for r in runs if r["provenance"] != "verified"}
-    phases: list[BoardPhaseRow] = [p for p in phase_rows if p["run_id"] not in reported]
-    for run_id in reported:
-        for phase in PHASES:
-            score = figures[run_id].get(phase)
-            status = "ran" if score is not None else "skipped"
-            phases.append({"run_id": run_id, "phase": phase, "status": status, "score": score})
-    return runs, phases
 
 
 def check_choice(policy: str, published: str) -> None:
@@ -355,64 +425,3 @@ def check_choice(policy: str, published: str) -> None:
 def table_weights(weights: Iterable[float | str] | None, published: str = DEFAULT_TABLE) -> Weights:
     """The weights in use: the given ones, else the published table's own."""
     return normalise_weights(PUBLISHED_TABLES[published].weights if weights is None else weights)
-
-
-def compute_board(
-    weights: Iterable[float | str] | None = None,
-    policy: str = DEFAULT_POLICY,
-    published: str = DEFAULT_TABLE,
-    release: Release | None = None,
-) -> Board:
-    """Compute the board from the database (uncached); see get_board()."""
-    check_choice(policy, published)
-    normalised = table_weights(weights, published)
-    tasks: list[TaskColumn] = list(Task.objects.values("id", "slug", "name", "kind", "position"))
-    models = pd.DataFrame(
-        list(ModelUnderTest.objects.values("id", "slug", "name", "organisation", "kind")),
-        columns=["id", "slug", "name", "organisation", "kind"],
-    ).rename(columns={"id": "model_id"})
-    runs = Run.objects.all()
-    run_rows, phase_rows = _published_frame(
-        runs.board_rows(release), runs.board_phase_rows(release), published
-    )
-    frame = _run_frame(run_rows, phase_rows, normalised)
-    cells = _counted_cells(frame, policy)
-    n_tasks = max(len(tasks), 1)
-    rows = _model_rows(cells, models, n_tasks)
-    samples = _cell_samples(cells, frame, policy, normalised)
-    _add_intervals(cells, rows, samples, n_tasks)
-    return Board(
-        weights=normalised,
-        tasks=tasks,
-        rows=rows,
-        cells=cells,
-        policy=policy,
-        published=published,
-    )
-
-
-def get_board(
-    weights: Iterable[float | str] | None = None,
-    policy: str = DEFAULT_POLICY,
-    published: str = DEFAULT_TABLE,
-    release: Release | None = None,
-) -> Board:
-    """The board under `weights` (default: the published table's), the policy and the table,
-    cached with its intervals; `official_rank` maps model id -> rank under the table's own
-    weights so callers can show how a re-weighting moves each model."""
-    check_choice(policy, published)
-    normalised = table_weights(weights, published)
-    # The stamp keeps per-process caches honest when the run finished in another process.
-    stamp = Run.objects.board_stamp(release)
-    name = release.name if release else ""
-    parts = f"{generation()}:{stamp}:{normalised}:{policy}:{published}:{name}"
-    key = "board:" + hashlib.sha256(parts.encode()).hexdigest()
-    board: Board | None = _LOCAL_BOARDS.get(key) or cache.get(key)
-    if board is None:
-        board = compute_board(normalised, policy, published, release)
-        board.key = key
-        official = board if not board.custom else get_board(None, policy, published, release)
-        board.official_rank = dict(zip(official.rows.model_id, official.rows["rank"], strict=True))
-        cache.set(key, board, _CACHE_SECONDS)
-    _LOCAL_BOARDS.set(key, board)
-    return board

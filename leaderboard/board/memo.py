@@ -1,9 +1,9 @@
 """A small per-process memo in front of the shared cache, for values whose cache key already
-names their version (the board's key holds the shared generation and the runs' stamp).
+names their version (the board's key holds its stored scope's version, leaderboard/board/store.py).
 
 Reading a board from the shared cache unpickles its DataFrames on every request (tens of
 milliseconds for a hundred models); a process keeps the few it served last instead. A stale copy
-cannot be served: once the generation or the stamp moves, the key is new.
+cannot be served: once the scope's version moves, the key is new.
 """
 
 from collections import OrderedDict
@@ -31,3 +31,7 @@ class LocalMemo:
             self._items.move_to_end(key)
             while len(self._items) > self.size:
                 self._items.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()

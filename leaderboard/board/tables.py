@@ -12,13 +12,14 @@ from django.utils.html import format_html, format_html_join
 from django.utils.http import urlencode
 
 from leaderboard.board.aggregate import (
+    FUNNEL_STAGES,
     PHASE_LABELS,
     PHASES,
     Board,
     TaskColumn,
-    get_board,
     records,
 )
+from leaderboard.board.boards import get_board
 from leaderboard.board.forms import TEXT_SORTS
 from leaderboard.board.memo import LocalMemo
 from leaderboard.board.policy import DEFAULT_TABLE, POLICIES, PUBLISHED_TABLES, REPORTED_NOTE
@@ -114,6 +115,12 @@ def declaration(board: Board) -> dict[str, Any]:
         "others": [t for key, t in PUBLISHED_TABLES.items() if key != board.published],
         "uncertainty": uncertainty,
     }
+
+
+def funnel_rows(board: Board, rows: list[Row]) -> list[dict[str, Any]]:
+    """The funnel's counts of the models `rows` shows, in their order."""
+    shown = board.funnel().set_index("model_id").loc[[r["model_id"] for r in rows]].reset_index()
+    return [{**f, "counts": [int(f[s]) for s in FUNNEL_STAGES]} for f in records(shown)]
 
 
 def leaderboard_rows(board: Board) -> list[Row]:

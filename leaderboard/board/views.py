@@ -19,10 +19,9 @@ from leaderboard.board.aggregate import (
     PHASE_LABELS,
     PHASES,
     Board,
-    get_board,
     is_official,
-    records,
 )
+from leaderboard.board.boards import get_board
 from leaderboard.board.forms import BoardQueryForm
 from leaderboard.board.policy import BEST, DEFAULT_POLICY, DEFAULT_TABLE, PUBLISHED_TABLES
 from leaderboard.compare.overview import featured
@@ -60,9 +59,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     page = paging.window(ranked, form.value("page"), request.GET, paging.MODELS_PER_PAGE)
     rows = page.items
     custom = board.custom
-    funnel = board.funnel()
-    shown = funnel.set_index("model_id").loc[[r["model_id"] for r in rows]].reset_index()
-    funnel_rows = [{**f, "counts": [int(f[s]) for s in FUNNEL_STAGES]} for f in records(shown)]
+    funnel_rows = tables.funnel_rows(board, rows)
     context = {
         "form": form,
         "rows": rows,

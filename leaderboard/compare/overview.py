@@ -18,14 +18,8 @@ from django.core.cache import cache
 from django.http import QueryDict
 
 from evaluation.surface import unstorable
-from leaderboard.board.aggregate import (
-    NOT_APPLICABLE,
-    PHASE_LABELS,
-    PHASES,
-    Board,
-    get_board,
-    records,
-)
+from leaderboard.board.aggregate import NOT_APPLICABLE, PHASE_LABELS, PHASES, Board, records
+from leaderboard.board.boards import get_board
 from leaderboard.compare import detail as compare_detail
 from leaderboard.compare.paired import pooled, verdict
 from leaderboard.models import ActionResult, ModelUnderTest, Run

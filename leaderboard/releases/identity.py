@@ -33,6 +33,7 @@ from evaluation.surface import (
     trace_files,
     windows_hash,
 )
+from leaderboard.board.marks import board_changed, invalidate_board_cache
 from leaderboard.models import Release, Run, Task
 from leaderboard.tasks.importing import canonical_windows, corpus_version, current_corpus
 
@@ -163,6 +164,7 @@ def assign_release(run: Run) -> Release | None:
     if release is not None:
         Run.objects.filter(pk=run.pk).update(release=release)
         run.release = release
+        board_changed(run.model_id, run.task_id)
     return release
 
 
@@ -174,6 +176,8 @@ def attach_unreleased_runs(release: Release) -> int:
     for run in runs.iterator():
         if matches(run.fingerprint, run.task.slug, release.components):
             attached += Run.objects.filter(pk=run.pk).update(release=release)
+    if attached:
+        invalidate_board_cache()
     return attached
 
 

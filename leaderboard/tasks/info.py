@@ -5,6 +5,7 @@ The contract file follows the schema pinned in docs/ARCHITECTURE.md; it is valid
 breaks on a contract that is still being written.
 """
 
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -80,8 +81,26 @@ def _as_list(entries: dict[str, Any] | list[Any] | None) -> list[dict[str, Any]]
 
 
 def contract_info(slug: str) -> dict[str, Any]:
-    """The contract's parts for display; `available` False when there is no task.yaml."""
+    """The contract's parts for display; `available` False when there is no task.yaml. Read
+    once per process and version of the files (parsing and validating the YAML cost ~70 ms of
+    every task page): an edited contract or description is seen at the next request."""
     folder = Path(settings.TASKS_DATA_DIR) / slug
+    stamp = tuple(_file_stamp(folder / name) for name in ("task.yaml", "description.md"))
+    return _contract_info(str(folder), slug, stamp)
+
+
+def _file_stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        found = path.stat()
+    except OSError:
+        return None
+    return found.st_mtime_ns, found.st_size
+
+
+@functools.lru_cache(maxsize=64)
+def _contract_info(folder_text: str, slug: str, stamp: tuple[Any, ...]) -> dict[str, Any]:
+    # Callers share the returned dict: the page only reads it.
+    folder = Path(folder_text)
     description_path = folder / "description.md"
     description = description_path.read_text() if description_path.is_file() else ""
     contract_path = folder / "task.yaml"

@@ -1,0 +1,112 @@
+"""The board a page shows: read from the stored board (store.py) under a view, cached.
+
+`get_board` is what every page and export calls; `compute_board` is the same board uncached.
+The rules that turn runs into cells and rows are aggregate.py's; this module only chooses
+which stored material a view reads and where the result is kept.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+
+from django.core.cache import cache
+
+from leaderboard.board import store
+from leaderboard.board.aggregate import (
+    Board,
+    TaskColumn,
+    Weights,
+    add_intervals,
+    add_rank_ranges,
+    cell_samples,
+    check_choice,
+    counted_cells,
+    model_rows,
+    scored,
+    table_weights,
+    with_published_figures,
+)
+from leaderboard.board.memo import LocalMemo
+from leaderboard.board.policy import DEFAULT_POLICY, DEFAULT_TABLE, MEAN, SITE
+from leaderboard.models import Release, Task
+
+_LOCAL_BOARDS = LocalMemo()
+_CACHE_SECONDS = 600
+
+
+def is_default_view(weights: Weights, policy: str, published: str) -> bool:
+    """The view the stored board keeps ready (store.py): mean policy, site table, its weights."""
+    return policy == MEAN and published == SITE and weights == table_weights(None, SITE)
+
+
+def compute_board(
+    weights: Iterable[float | str] | None = None,
+    policy: str = DEFAULT_POLICY,
+    published: str = DEFAULT_TABLE,
+    release: Release | None = None,
+) -> Board:
+    """The board from the stored aggregate, brought up to date first (uncached); see
+    get_board()."""
+    check_choice(policy, published)
+    scope = store.scope_of(release)
+    store.ensure(scope)
+    return board_of_scope(scope, table_weights(weights, published), policy, published)
+
+
+def board_of_scope(scope: int, weights: Weights, policy: str, published: str) -> Board:
+    """The board of a stored scope under a view. The default view reads its cells and overall
+    intervals as stored; any other is arithmetic on the runs' figures the cells keep (no read
+    of the run tables), with its intervals drawn afresh."""
+    tasks: list[TaskColumn] = list(Task.objects.values("id", "slug", "name", "kind", "position"))
+    n_tasks = max(len(tasks), 1)
+    if is_default_view(weights, policy, published):
+        cells = store.default_cells(scope)
+        rows = model_rows(cells, store.models_frame(), n_tasks)
+        rows = rows.merge(store.overall_intervals(scope), on="model_id", how="left")
+        add_rank_ranges(rows)
+    else:
+        raw, paper, units = store.stored_runs(scope)
+        frame = scored(with_published_figures(raw, published, paper), weights)
+        cells = counted_cells(frame, policy)
+        rows = model_rows(cells, store.models_frame(), n_tasks)
+        samples = cell_samples(cells, frame, policy, weights, lambda _: units)
+        add_intervals(cells, rows, samples, n_tasks)
+    return Board(
+        weights=weights, tasks=tasks, rows=rows, cells=cells, policy=policy, published=published
+    )
+
+
+def forget_cached_boards() -> None:
+    """Drop this process's boards and the shared cache's: what a bench does to time a cold
+    board (the stored cells stay; only the computed boards go)."""
+    _LOCAL_BOARDS.clear()
+    cache.clear()
+
+
+def get_board(
+    weights: Iterable[float | str] | None = None,
+    policy: str = DEFAULT_POLICY,
+    published: str = DEFAULT_TABLE,
+    release: Release | None = None,
+) -> Board:
+    """The board under `weights` (default: the published table's), the policy and the table,
+    cached with its intervals; `official_rank` maps model id -> rank under the table's own
+    weights so callers can show how a re-weighting moves each model."""
+    check_choice(policy, published)
+    normalised = table_weights(weights, published)
+    scope = store.scope_of(release)
+    # The scope's version moves with every change to its cells, in whatever process made it,
+    # so a cached board (shared or per process) is never older than the stored cells.
+    version = store.ensure(scope)
+    parts = f"{scope}:{version}:{normalised}:{policy}:{published}"
+    key = "board:" + hashlib.sha256(parts.encode()).hexdigest()
+    board: Board | None = _LOCAL_BOARDS.get(key) or cache.get(key)
+    if board is None:
+        board = board_of_scope(scope, normalised, policy, published)
+        board.key = key
+        official = board if not board.custom else get_board(None, policy, published, release)
+        board.official_rank = dict(zip(official.rows.model_id, official.rows["rank"], strict=True))
+        cache.set(key, board, _CACHE_SECONDS)
+    _LOCAL_BOARDS.set(key, board)
+    return board

@@ -1,0 +1,25 @@
+"""After a change is taken in, the writer computes what the board's first page needs from the
+default board, so that the next request, in any process sharing the cache, computes nothing:
+the board itself, its first page's charts (cached by their content) and the featured
+comparison. The writer is the process that finished or reviewed a run (an rq work-horse, the
+admin); it pays once for the readers.
+"""
+
+from __future__ import annotations
+
+from leaderboard.board import charts, paging, store, tables
+from leaderboard.board.boards import get_board
+from leaderboard.compare.overview import featured
+
+DEFAULT_SORT = "rank"
+
+
+def refresh_and_warm() -> None:
+    """The refresh every committed mark schedules (registered in LeaderboardConfig.ready)."""
+    store.refresh_marked()
+    board = get_board()
+    first_page = tables.sort_rows(tables.leaderboard_rows(board), DEFAULT_SORT)
+    rows = first_page[: paging.MODELS_PER_PAGE]
+    charts.phase_chart(rows)
+    charts.funnel_chart(tables.funnel_rows(board, rows))
+    featured(board)
