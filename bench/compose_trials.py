@@ -154,6 +154,7 @@ class Stack:
         self.log = folder / "compose.log"
         self.site = ""  # the worker's site tag (leaderboard.scoring.backends.site_tag)
         self.hostnames: set[str] = set()  # the worker containers' host names (container labels)
+        self._engine = None
 
     def run(self, *args: str, check: bool = True, stdin: str | None = None, timeout: float = 600):
         result = subprocess.run([*self.command, *args], env=self.env, input=stdin, text=True,
@@ -217,49 +218,59 @@ class Stack:
                 f"the submission got {refused.code}: {said}\nweb's last lines:\n{logs}"
             ) from refused
 
-    def worker(self):
-        """The worker container (docker SDK object, fresh), or None."""
-        import docker
+    @property
+    def engine(self):
+        """A Docker SDK client, made once."""
+        if self._engine is None:
+            import docker
 
-        client = docker.from_env()
-        try:
-            found = client.containers.list(
-                all=True,
-                filters={"label": [f"com.docker.compose.project={PROJECT}",
-                                   "com.docker.compose.service=worker"]},
-            )  # fmt: skip
-        finally:
-            client.close()
-        if not found:
-            return None
-        self.hostnames.add(found[0].attrs["Config"]["Hostname"])
-        return found[0]
+            self._engine = docker.from_env(timeout=120)
+        return self._engine
 
-    def scorer_containers(self, run_pk: int | None = None) -> list:
-        """This stack's scorer containers (its site tag, started by its worker), of one run."""
-        import docker
+    def worker(self) -> dict | None:
+        """The worker container's inspection (fresh), or None."""
+        from docker.errors import NotFound
 
+        labels = [f"com.docker.compose.project={PROJECT}", "com.docker.compose.service=worker"]
+        for entry in self.engine.api.containers(all=True, filters={"label": labels}):
+            try:
+                found = self.engine.api.inspect_container(entry["Id"])
+            except NotFound:  # replaced meanwhile
+                continue
+            self.hostnames.add(found["Config"]["Hostname"])
+            return found
+        return None
+
+    def scorer_containers(self, run_pk: int | None = None) -> list[dict]:
+        """This stack's scorer containers (its site tag, started by its worker), of one run if
+        given: each with its Id, Labels and State. Listed in one call, none inspected: the worker
+        and the reaper may remove one at any moment."""
         from evaluation.backends import container
 
         prefix = f"{self.site}-{run_pk}." if run_pk is not None else f"{self.site}-"
-        client = docker.from_env()
-        try:
-            found = client.containers.list(all=True, filters={"label": f"{container.LABEL}=1"})
-        finally:
-            client.close()
+        listed = self.engine.api.containers(all=True, filters={"label": f"{container.LABEL}=1"})
         return [
             c
-            for c in found
-            if c.labels.get(container.RUN_LABEL, "").startswith(prefix)
-            and c.labels.get(container.WORKER_LABEL, "").rpartition(":")[0] in self.hostnames
+            for c in listed
+            if (c.get("Labels") or {}).get(container.RUN_LABEL, "").startswith(prefix)
+            and (c.get("Labels") or {}).get(container.WORKER_LABEL, "").rpartition(":")[0]
+            in self.hostnames
         ]
+
+    def remove(self, containers: list[dict]) -> None:
+        from docker.errors import NotFound
+
+        for leftover in containers:
+            try:
+                self.engine.api.remove_container(leftover["Id"], force=True)
+            except NotFound:
+                pass
 
     def down(self) -> None:
         if self.site:
             self.worker()
             left = self.scorer_containers()
-            for leftover in left:
-                leftover.remove(force=True)
+            self.remove(left)
             print(f"scorer containers of the stack left at the end: {len(left)} (removed)")
         self.run("down", "-v", "--remove-orphans", "--timeout", "20", check=False)
         project = subprocess.run(
@@ -267,6 +278,8 @@ class Stack:
             capture_output=True, text=True, check=False,
         )  # fmt: skip
         print(f"stack down (-v): {len(project.stdout.split())} container(s) of it remain")
+        if self._engine is not None:
+            self._engine.close()
 
 
 def run_all(stack: Stack, kinds: list[str], trials: int) -> None:
@@ -309,19 +322,19 @@ def trial(stack: Stack, kind: str, number: int):
         while True:
             run.refresh_from_db()
             label = f"{stack.site}-{run.pk}.{run.attempts}"
-            running = [c for c in stack.scorer_containers(run.pk) if c.status == "running"]
+            running = [c for c in stack.scorer_containers(run.pk) if c["State"] == "running"]
             if (
                 run.status == Run.Status.RUNNING
                 and PhaseResult.objects.filter(run=run).exists()
-                and any(c.labels.get("org.sysmobench.run") == label for c in running)
+                and any(c["Labels"].get("org.sysmobench.run") == label for c in running)
             ):
                 break
             if run.is_terminal or time.monotonic() > deadline:
                 raise RuntimeError(f"{kind} {number}: no scorer container to strike ({run.status})")
             time.sleep(0.2)
         worker = stack.worker()
-        restarts_before = worker.attrs["RestartCount"]
-        main = worker.attrs["State"]["Pid"]
+        restarts_before = worker["RestartCount"]
+        main = worker["State"]["Pid"]
         killed = work_horses({main}) if kind == "compose-horse" else [main]
         assert len(killed) == 1, f"{kind}: expected one process to kill, found {killed}"
         os.kill(killed[0], signal.SIGKILL)
@@ -329,7 +342,7 @@ def trial(stack: Stack, kind: str, number: int):
     most_horses, crowd, stuck = 1, [], True
     while time.monotonic() < deadline:
         worker = stack.worker()
-        main = worker.attrs["State"]["Pid"] if worker is not None else 0
+        main = worker["State"]["Pid"] if worker is not None else 0
         horses = work_horses({main}) if main else []
         if len(horses) > most_horses:
             most_horses, crowd = len(horses), [f"pid {pid}" for pid in horses]
@@ -344,10 +357,9 @@ def trial(stack: Stack, kind: str, number: int):
     while stack.scorer_containers(run.pk) and time.monotonic() < grace:
         time.sleep(0.5)
     left = stack.scorer_containers(run.pk)
-    for leftover in left:
-        leftover.remove(force=True)
+    stack.remove(left)
     if restarts_before is not None and kind == "compose-worker":
-        restarts = stack.worker().attrs["RestartCount"] - restarts_before
+        restarts = stack.worker()["RestartCount"] - restarts_before
         if restarts != 1:
             print(f"  {kind} {number}: the worker container restarted {restarts} time(s)")
     late = 0
