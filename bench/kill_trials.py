@@ -105,8 +105,7 @@ def run_all(kinds, trials, folder, redis, postgres, scratch) -> None:
                 sys.exit(f"the undisturbed trial did not finish: {expected}")
             print(f"undisturbed: overall {expected.overall}, phases {expected.phase_scores}, "
                   f"{expected.seconds:.0f} s")  # fmt: skip
-            print(f"{'kind':18} {'trials':>6} {'lost':>5} {'stuck':>6} {'twice':>6} "
-                  f"{'wrong':>6} {'unscored':>9}  attempts  median s")  # fmt: skip
+            print_header()
             totals = Counter()
             for kind in kinds:
                 if kind == "docker" and docker_missing():
@@ -118,11 +117,23 @@ def run_all(kinds, trials, folder, redis, postgres, scratch) -> None:
                     if results[-1].crowd:
                         print(f"  {kind} trial {number}: work-horses at once: {results[-1].crowd}")
                 totals.update(print_row(kind, results, expected))
-            print(f"{'all':18} {totals['trials']:>6} {totals['lost']:>5} {totals['stuck']:>6} "
-                  f"{totals['twice']:>6} {totals['wrong']:>6} {totals['unscored']:>9}")  # fmt: skip
+            print_total(totals)
 
 
-def print_row(kind, results, expected) -> Counter:
+def print_header() -> None:
+    print(f"{'kind':18} {'trials':>6} {'lost':>5} {'stuck':>6} {'twice':>6} "
+          f"{'wrong':>6} {'unscored':>9}  attempts  median s")  # fmt: skip
+
+
+def print_total(totals: Counter) -> None:
+    print(f"{'all':18} {totals['trials']:>6} {totals['lost']:>5} {totals['stuck']:>6} "
+          f"{totals['twice']:>6} {totals['wrong']:>6} {totals['unscored']:>9}")  # fmt: skip
+
+
+def print_row(kind, results, expected, containers: bool | None = None) -> Counter:
+    """One kind's row (tests/kill_trials.py judges each trial); `containers`: also say how many
+    scorer containers the trials left (default: for the docker kind). Shared with
+    bench/compose_trials.py."""
     counts = Counter(
         trials=len(results),
         lost=sum(t.lost and not t.stuck and not t.could_not_be_scored for t in results),
@@ -138,8 +149,8 @@ def print_row(kind, results, expected) -> Counter:
         f"{statistics.median(t.seconds for t in results):.0f}"
     )
     left = sum(t.containers_left for t in results)
-    if kind == "docker":
-        print(f"  docker: scorer containers left after the trials: {left}")
+    if containers or (containers is None and kind == "docker"):
+        print(f"  {kind}: scorer containers left after the trials: {left}")
     for t in results:
         if t.lost or t.scored_twice or t.wrong_score(expected):
             print(f"  {kind}: {t.status} attempts {t.attempts} overall {t.overall} "

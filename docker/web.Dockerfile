@@ -40,6 +40,11 @@ RUN python -m compileall -q config evaluation leaderboard \
  && SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput -v 0 \
  && python -c "from evaluation.tla.tools import jar_path; print('tla2tools.jar OK:', jar_path())"
 
+# What the site writes at run time, owned by the user it runs as: the upload check's slot locks
+# (LINT_SLOT_DIR, default var/lint-slots). The rest of /srv/sysmobench stays root's, read-only
+# to it. (A web image without this answered 500 to every submission: issue 21.)
+RUN install -d -o app -g app var var/lint-slots
+
 USER app
 EXPOSE 8000
 CMD ["gunicorn", "config.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3", \

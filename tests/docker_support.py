@@ -1,4 +1,4 @@
-"""Shared support for the tests that need a Docker engine and the scorer image.
+"""Shared support for the tests that need a Docker engine and the scorer image (or the web one).
 
 Without an engine (or without the image) these tests skip on a developer's machine but FAIL when
 CI=true: CI (.ci/run) starts dockerd and builds the image, so a missing engine there is a broken
@@ -15,6 +15,8 @@ import pytest
 from evaluation.backends import container
 
 IMAGE = os.environ.get("SCORER_DOCKER_IMAGE", "sysmobench-scorer:latest")
+# The site's image (web, worker, reaper in compose.yaml); CI builds it too.
+WEB_IMAGE = os.environ.get("WEB_IMAGE", "sysmobench-web:latest")
 SPIN_SPEC = (
     Path(__file__).resolve().parent.parent / "tasks_data" / "spin" / "reference" / "spin.tla"
 )
@@ -22,7 +24,7 @@ SPIN_SPEC = (
 
 def _unavailable(reason: str):
     if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
-        pytest.fail(f"CI needs the Docker engine and the scorer image: {reason}")
+        pytest.fail(f"CI needs the Docker engine and the images of bin/build-images: {reason}")
     pytest.skip(reason)
 
 
@@ -36,6 +38,21 @@ def engine_with_image():
         container.image_identity(client, IMAGE)
     except container.ContainerError as exc:
         _unavailable(str(exc))
+    return client
+
+
+def engine_with_web_image():
+    """A client for the engine that has the web image (skip, or fail under CI, otherwise)."""
+    from docker.errors import ImageNotFound
+
+    try:
+        client = container.docker_client()
+    except container.ContainerError as exc:
+        _unavailable(str(exc))
+    try:
+        client.images.get(WEB_IMAGE)
+    except ImageNotFound:
+        _unavailable(f"the web image {WEB_IMAGE!r} is not on this engine (bin/build-images)")
     return client
 
 

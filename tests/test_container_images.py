@@ -1,6 +1,9 @@
-"""The image recipes and the container limits, checked without an engine."""
+"""The image recipes and the container limits, checked without an engine; and the web image
+run as compose runs it (marked docker: skips without an engine, fails under CI=true)."""
 
 from pathlib import Path
+
+import pytest
 
 from evaluation import cli
 from evaluation.backends.container import (
@@ -59,3 +62,41 @@ def test_every_run_gets_the_isolation_options():
     assert options["security_opt"] == ["no-new-privileges"]
     assert options["user"] != "root" and not options["user"].startswith("0")
     assert options["mem_limit"] == options["memswap_limit"]
+
+
+# Run as compose.yaml runs the web service: the image's own user, production settings.
+UPLOAD_CHECK = """
+import django
+django.setup()
+from leaderboard.models import Task
+from leaderboard.submit.lint import lint_upload
+spec = open("tasks_data/spin/reference/spin.tla").read()
+result = lint_upload(spec, Task(slug="spin"))
+print("errors:", result.errors)
+"""
+
+
+@pytest.mark.docker
+def test_the_web_image_s_user_can_check_an_upload():
+    """The upload check takes a slot in LINT_SLOT_DIR (var/lint-slots): the web image's user
+    must be able to make and lock it there. It could not, and every submission under compose
+    answered 500 (issue 21)."""
+    from tests.docker_support import WEB_IMAGE, engine_with_web_image
+
+    client = engine_with_web_image()
+    try:
+        output = client.containers.run(
+            WEB_IMAGE,
+            ["python", "-c", UPLOAD_CHECK],
+            environment={
+                "SECRET_KEY": "image-test-only",
+                "DJANGO_SETTINGS_MODULE": "config.settings",
+            },
+            labels={"org.sysmobench.test": "web-image"},
+            network_mode="none",
+            remove=True,
+            stderr=True,
+        )
+    finally:
+        client.close()
+    assert output.decode().strip().splitlines()[-1] == "errors: {}"
