@@ -71,6 +71,23 @@ def test_a_parsed_spec_spares_only_the_parse_of_its_own_text():
     assert any("TLCSet" in r for r in precheck_spec(spec_of(hidden)))
 
 
+def test_only_a_module_that_spells_the_name_is_parsed_for_it(monkeypatch):
+    # An identifier is a piece of the text and stripping joins nothing, so a text without the
+    # six letters is not parsed (P3's and P4's generated modules); one with them always is.
+    from evaluation.tla.sandbox import precheck
+
+    parses: list[str] = []
+    monkeypatch.setattr(
+        precheck, "list_module", lambda text: parses.append(text) or spec_of(text).listing
+    )
+    assert not uses_tlcset(spec("Clean", "Init == x = 0\nNext == x' = x + 1"))
+    assert parses == []
+    hidden = spec("Forge", 'Init == x = 0\nNext == x\' = x + 1 /\\ (* " *) TLCSet("exit", TRUE)')
+    assert uses_tlcset(hidden) and parses == [hidden]
+    in_a_comment = spec("Said", "Init == x = 0 \\* not TLCSet\nNext == x' = x + 1")
+    assert not uses_tlcset(in_a_comment) and parses[-1] == in_a_comment
+
+
 def test_early_stop_without_empty_queue_is_not_ok():
     # Even if TLCSet slipped through, an unfinished queue must not be a pass: the sandbox's
     # status needs "0 states left on queue" in the final 2199 message.

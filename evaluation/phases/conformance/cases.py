@@ -143,20 +143,46 @@ def _canon(state: object) -> str:
     return json.dumps(state, sort_keys=True)
 
 
-def _distance(a: State, b: State) -> int:
-    """How many variables (or keys of function variables) differ between two states."""
+_ABSENT = _canon(None)
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """A state as `_distance` compares it: each variable's canonical JSON and, for a variable
+    whose value is an object (a function), each key's. Made once per state, so sorting the
+    corpus's states by distance to each real pre-state serialises no value again."""
+
+    whole: dict[str, str]
+    keys: dict[str, dict[str, str]]
+
+    @classmethod
+    def of(cls, state: State) -> _Shape:
+        return cls(
+            whole={var: _canon(value) for var, value in state.items()},
+            keys={
+                var: {k: _canon(v) for k, v in value.items()}
+                for var, value in state.items()
+                if isinstance(value, dict)
+            },
+        )
+
+
+def _distance(a: State | _Shape, b: State | _Shape) -> int:
+    """How many variables (or keys of function variables) differ between two states: a
+    variable whose value is an object in both counts its differing keys (a key one lacks is
+    null), any other counts 1 if its values differ (a variable one lacks is null)."""
+    x = a if isinstance(a, _Shape) else _Shape.of(a)
+    y = b if isinstance(b, _Shape) else _Shape.of(b)
     total = 0
-    for var in set(a) | set(b):
-        x, y = a.get(var), b.get(var)
-        if isinstance(x, dict) and isinstance(y, dict):
-            total += sum(1 for k in set(x) | set(y) if not _same_json(x.get(k), y.get(k)))
+    for var in x.whole.keys() | y.whole.keys():
+        fx, fy = x.keys.get(var), y.keys.get(var)
+        if fx is not None and fy is not None:
+            total += sum(
+                1 for k in fx.keys() | fy.keys() if fx.get(k, _ABSENT) != fy.get(k, _ABSENT)
+            )
         else:
-            total += not _same_json(x, y)
+            total += x.whole.get(var, _ABSENT) != y.whole.get(var, _ABSENT)
     return total
-
-
-def _same_json(a: object, b: object) -> bool:
-    return _canon(a) == _canon(b)
 
 
 def negative_cases(
@@ -195,6 +221,7 @@ def negative_cases(
         out[key] = Case(key, case.action, case.actor, case.input, pre, post, kind)
         return True
 
+    shapes = {key: _Shape.of(state) for key, state in states.items()}
     for case in real:
         seen = observed_posts[_canon([case.action, case.actor, case.pre])]
         taken = 0
@@ -202,8 +229,11 @@ def negative_cases(
             if taken < cap and _canon(post) not in seen:
                 taken += add(case, "neg-post", case.pre, post)
         taken = 0
-        ordered = sorted(states.items(), key=lambda kv: (_distance(kv[1], case.pre), kv[0]))
+        real_pre = _Shape.of(case.pre)
+        ordered = sorted(states.items(), key=lambda kv: (_distance(shapes[kv[0]], real_pre), kv[0]))
         for _key, state in ordered:
+            if taken >= cap:
+                break  # every later state would add nothing
             if _canon([case.action, case.actor, state]) in observed_posts:
                 continue
             for post in _variants(state, vocab, case.actor, viewed):
