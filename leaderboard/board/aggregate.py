@@ -78,9 +78,21 @@ class TaskColumn(TypedDict):
 
 
 def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    """The frame's rows as dicts by column name. `into=dict` is pandas' default; spelled out, it
-    types the keys as the board's (string) column names instead of any hashable."""
-    return frame.to_dict("records", into=dict)
+    """The frame's rows as dicts by column name, with Python values (as `to_dict("records")`
+    gives them: numpy scalars become int, float and bool; timestamps stay Timestamps). Built
+    from each column's `tolist()`, which converts a column at once: `to_dict` boxes value by
+    value, 0.3 s for a board of 11,000 cells against a few tens of milliseconds."""
+    columns = [str(c) for c in frame.columns]
+    values = [_column_values(frame[c]) for c in frame.columns]
+    return [dict(zip(columns, row, strict=True)) for row in zip(*values, strict=True)]
+
+
+def _column_values(column: pd.Series) -> list[Any]:
+    values = column.tolist()
+    if isinstance(column.dtype, np.dtype):
+        return values
+    # A nullable (extension) column's missing value is pd.NA; to_dict gives None.
+    return [None if v is pd.NA else v for v in values]
 
 
 def parse_weights(text: str) -> Weights:
