@@ -16,6 +16,47 @@ import pytest
 # Prints the coverage total when bin/test measures it.
 pytest_plugins = ["tests.coverage_total"]
 
+# The modules that take longest, longest first: they start first, so the two processes of
+# `bin/test` (`-n 2 --dist loadfile`, a module in one process) end close together instead of one
+# starting a long module near the end (docs/ARCHITECTURE.md, "The suite's wall time"). Only
+# modules without a database, so pytest-django's order of the database tests stays as it is.
+# Seconds per module (its tests' times summed) on the shared 2-core machine, never idle:
+#   whole: the whole suite, -n 2 (2945 s wall; load average 4.7 at the start, 10.3 at the peak;
+#          no browser tests: chromium absent; the Docker engine went away half-way);
+#   corpus: the corpus modules alone, -n 2 (922 s wall; load 0.4 at the start, 4.1 at the end);
+#   one: the old single corpus module, one process (2170 s; load 0.9 at the start, 7.0 at the
+#        end), its specs' times regrouped.
+# The order follows the sum of the three (the loads differ too much for one run to decide).
+SLOWEST_MODULES = [
+    "test_fidelity_corpus_asterinas.py",  # whole 1034, corpus 462, one 427
+    "test_fidelity_corpus_locksvc.py",  # whole 1090, corpus 342, one 409
+    "test_fidelity_corpus_consensus_bugs.py",  # whole 442, corpus 259, one 341
+    "test_fidelity_corpus_locksvc_gpt5.py",  # whole 368, corpus 262, one 293
+    "test_fidelity_corpus_dqueue_raftkvs.py",  # whole 379, corpus 194, one 190
+    "test_pre_states_are_states_of_the_spec.py",  # whole 248
+    "test_pgo_reference.py",  # whole 217
+    "test_no_score_without_behaviour.py",  # whole 137
+    "test_zookeeper_reference.py",  # whole 127
+]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # By default xdist queues a `--dist loadfile` run's modules by their number of tests (most
+    # first), not in the collected order, which would undo `slowest_first`.
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
+
+
+def slowest_first(items: list[pytest.Item]) -> None:
+    """Moves the items of SLOWEST_MODULES to the front, in that list's order; every other item
+    keeps its place relative to the rest (pytest-django's database order included)."""
+    rank = {name: i for i, name in enumerate(SLOWEST_MODULES)}
+    items[:] = sorted(items, key=lambda item: rank.get(item.path.name, len(rank)))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    slowest_first(items)
+
 
 @pytest.fixture(scope="session")
 def django_db_modify_db_settings(request, django_db_modify_db_settings_parallel_suffix):

@@ -185,7 +185,7 @@ def test_the_pre_scan_sees_the_spelled_out_text():
 @pytest.mark.tla
 @pytest.mark.skipif(not FIDELITY.is_dir(), reason="fidelity corpus not present")
 def test_the_deepseek_corpus_spec_now_parses():
-    """It writes `∪` and `×` outside comments (P4 is reached: tests/test_fidelity_corpus.py)."""
+    """It writes `∪` and `×` outside comments (P4 is reached: tests/test_fidelity_corpus_*.py)."""
     entry = next(e for e in CORPUS if e.name == "dqueue/specula/deepseek")
     report = pipeline.score_spec(
         entry.spec_path.read_text(), load_contract("dqueue"), [], phases=("syntax",)

@@ -2,7 +2,8 @@
 from ../shared/sysmobench/fidelity at run time, never copied) and the adapter a submitter would
 write for it (committed beside this file as `<task>/<name>.adapter.yaml`).
 
-Shared by `tests/test_fidelity_corpus.py` and `bench/fidelity.py`. Django-free.
+Shared by the corpus modules (`tests/test_fidelity_corpus_*.py`, their checks in `checks.py`) and
+`bench/fidelity.py`. Django-free.
 """
 
 from __future__ import annotations

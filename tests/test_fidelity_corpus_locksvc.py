@@ -1,0 +1,21 @@
+"""The fidelity corpus's PGo lock service specs by claude and deepseek.
+
+Each spec goes through all four phases with the adapter a submitter would write and its own cfg
+(../shared/sysmobench/fidelity, read at test time) and no phase ends in an internal error.
+The corpus is split into modules by task family so that bin/test's two processes share it
+(tests/fidelity/checks.py scores each spec once per process; docs/ARCHITECTURE.md, "The suite's
+wall time"). Real TLC: about 410 s here (pytest --durations on a loaded 2-core machine);
+`bench/fidelity.py` prints each spec's time.
+"""
+
+import pytest
+
+from tests.fidelity.checks import MARKS, goes_through_the_phases_without_a_scorer_error
+
+pytestmark = MARKS
+SPECS = ["locksvc/claude", "locksvc/deepseek"]
+
+
+@pytest.mark.parametrize("name", SPECS)
+def test_every_corpus_spec_goes_through_the_phases_without_a_scorer_error(name):
+    goes_through_the_phases_without_a_scorer_error(name)
