@@ -79,27 +79,21 @@ def _run_deleted(sender: Any, instance: Any, **_: Any) -> None:
     board_changed(instance.model_id, instance.task_id)
 
 
-def _result_changed(run_id: int | None) -> None:
+def _finished_run_changed(**run_filter: Any) -> None:
     """A result row of a finished run moved (a running run's rows reach the board when it
-    finishes, which marks)."""
-    if run_id is None:
-        return
+    finishes, which marks): one query finds the run and its cell."""
     run = apps.get_model("leaderboard", "Run")
-    found = run.objects.filter(pk=run_id, status=FINISHED).values_list("model_id", "task_id")
+    found = run.objects.filter(status=FINISHED, **run_filter).values_list("model_id", "task_id")
     for model_id, task_id in found[:1]:
         board_changed(model_id, task_id)
 
 
 def _phase_result_changed(sender: Any, instance: Any, **_: Any) -> None:
-    _result_changed(instance.run_id)
+    _finished_run_changed(pk=instance.run_id)
 
 
 def _unit_changed(sender: Any, instance: Any, **_: Any) -> None:
-    phase_result = apps.get_model("leaderboard", "PhaseResult")
-    run_ids = phase_result.objects.filter(pk=instance.phase_result_id).values_list(
-        "run_id", flat=True
-    )
-    _result_changed(next(iter(run_ids), None))
+    _finished_run_changed(phase_results__pk=instance.phase_result_id)
 
 
 def _everything_changed(sender: Any, **_: Any) -> None:

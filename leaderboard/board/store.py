@@ -78,19 +78,21 @@ def ensure(scope: int) -> int:
         return int(found[0])
 
 
-def refresh_marked() -> None:
+def refresh_marked() -> bool:
     """Take in every pending mark: rebuild the marked models (everything, for a mark without
-    a model) in every built scope."""
+    a model) in every built scope. False when there was none (another refresh took them: a
+    transaction that marks several times schedules a refresh per mark)."""
     with transaction.atomic():
         _lock()
         marks = list(BoardMark.objects.values_list("id", "model_id"))
         if not marks:
-            return
+            return False
         marked = [m for _, m in marks]
         models = None if None in marked else sorted({m for m in marked if m is not None})
         for scope in BoardScope.objects.exclude(scope=LOCK_SCOPE).values_list("scope", flat=True):
             _build(int(scope), models)
         BoardMark.objects.filter(id__in=[i for i, _ in marks]).delete()
+    return True
 
 
 def rebuild_all() -> list[int]:

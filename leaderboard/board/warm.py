@@ -16,7 +16,8 @@ DEFAULT_SORT = "rank"
 
 def refresh_and_warm() -> None:
     """The refresh every committed mark schedules (registered in LeaderboardConfig.ready)."""
-    store.refresh_marked()
+    if not store.refresh_marked():
+        return  # an earlier refresh of the same commit took the marks and warmed the board
     board = get_board()
     first_page = tables.sort_rows(tables.leaderboard_rows(board), DEFAULT_SORT)
     rows = first_page[: paging.MODELS_PER_PAGE]

@@ -33,6 +33,6 @@ class Command(BaseCommand):
                 raise CommandError(f"{total} stored figures differ from the runs")
             self.stdout.write(f"{len(drift)} scopes checked: the stored board matches the runs")
             return
-        store.ensure(store.scope_of(None))
         scopes = store.rebuild_all()
+        store.ensure(store.scope_of(None))  # builds the default scope only if it never was
         self.stdout.write(f"rebuilt {len(scopes)} board scopes: {', '.join(map(str, scopes))}")
