@@ -50,7 +50,9 @@ from evaluation.windows.window import Window
 # 2.1.0 ("Work bounds" in docs/ARCHITECTURE.md): no time limit is a verdict (reaching a safety
 # net is an infrastructure failure, not a 0); P4's liveness runs explore P2's bounded region;
 # the fingerprint records every phase's work bounds (`work_bounds`).
-SCORER_VERSION = "2.1.0"
+# 2.2.0: P3 reads up to 8 MB of a TLC run's output (100 kB before), so fewer runs are split
+# in halves to be read; verdicts differ only where a spec's P3 reached its 40-run cap before.
+SCORER_VERSION = "2.2.0"
 
 
 class PhaseCrashed(RuntimeError):
@@ -275,6 +277,7 @@ def work_bounds(contract: Contract) -> dict[str, Any]:
             },
             "max_tlc_runs": conformance.runner.MAX_RUNS,
             "cases_per_run": conformance.runner.CHUNK,
+            "output_read_bytes": conformance.runner.READ_OUTPUT_BYTES,
         },
         "invariant": {
             # P4 explores P2's region, liveness included.

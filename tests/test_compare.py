@@ -1,10 +1,13 @@
 """Compare two models or two runs: tables with deltas, action grids, the paired note."""
 
 import json
+import random
 import re
+from itertools import combinations
 
 from django.urls import reverse
 
+from leaderboard.compare.overview import _best_pair
 from tests.base import WorldTestCase, make_action_result, make_model, make_run
 
 PHASES = {"syntax": 1.0, "runtime": 1.0, "conformance": 0.5, "invariant": 1.0}
@@ -213,3 +216,27 @@ class WindowPairVisibilityTest(WorldTestCase):
         self.assertNotContains(self.client.get(url), "SECRET-REASON")
         self.client.force_login(owner)
         self.assertContains(self.client.get(url), "SECRET-REASON")
+
+
+def _every_pair(tasks_of, rank):
+    """The featured pair as the home page first chose it: every pair of models compared."""
+    best, best_key = None, None
+    for a, b in combinations(sorted(tasks_of, key=lambda m: (rank.get(m, 0), m)), 2):
+        shared = sorted(set(tasks_of[a]) & set(tasks_of[b]))
+        key = (len(shared), -(rank.get(a, 0) + rank.get(b, 0)))
+        if shared and (best_key is None or key > best_key):
+            best, best_key = (a, b, shared), key
+    return best
+
+
+def test_the_featured_pair_is_the_one_every_pair_compared_would_choose():
+    # Few tasks and repeated ranks, so that task sets and rank sums tie often.
+    generator = random.Random(24)
+    for _ in range(400):
+        models = generator.sample(range(1, 60), generator.randint(0, 14))
+        tasks_of = {
+            m: {t: 1000 * m + t for t in range(1, 5) if generator.random() < 0.6} for m in models
+        }
+        tasks_of = {m: tasks for m, tasks in tasks_of.items() if tasks}
+        rank = {m: generator.randint(1, 6) for m in tasks_of}
+        assert _best_pair(tasks_of, rank) == _every_pair(tasks_of, rank)

@@ -151,3 +151,18 @@ def test_gunicorn_serves_the_site_with_timeouts_and_security_headers(tmp_path):
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def test_a_gunicorn_worker_moves_the_loaded_project_out_of_the_collectors_reach():
+    # Without it every full collection during a request walks the ~150,000 objects of Django,
+    # pandas and plotly (bench/board_incremental.py serves its requests the same way).
+    import gc
+    import runpy
+
+    hooks = runpy.run_path(str(ROOT / "gunicorn.conf.py"))
+    before = gc.get_freeze_count()
+    try:
+        hooks["post_worker_init"](worker=None)
+        assert gc.get_freeze_count() > max(before, 10_000)
+    finally:
+        gc.unfreeze()

@@ -20,7 +20,7 @@ from leaderboard.board.aggregate import (
     TaskColumn,
     records,
 )
-from leaderboard.board.boards import get_board
+from leaderboard.board.boards import get_board, is_default_view
 from leaderboard.board.forms import TEXT_SORTS
 from leaderboard.board.memo import LocalMemo
 from leaderboard.board.policy import DEFAULT_TABLE, POLICIES, PUBLISHED_TABLES, REPORTED_NOTE
@@ -137,13 +137,28 @@ def leaderboard_rows(board: Board) -> list[Row]:
         rows = _rows_of(board)
         cache.set(f"rows:{board.key}", rows, ROWS_CACHE_SECONDS)
     _LOCAL_ROWS.set(board.key, rows)
-    # Callers filter and sort into new lists and never change a row.
+    # Callers filter and sort into new lists; the only change made to a row is `page_html`'s:
+    # adding its <tr>, the same text whoever adds it.
     return rows
 
 
 def _rows_of(board: Board) -> list[Row]:
     url_for = run_url_maker()
-    return [_board_row(board, row, url_for) for row in records(board.rows)]
+    # Only the default view's rows carry their <tr> from the start: the writer of a change
+    # renders them once for every reader. Any other view is asked for one page at a time,
+    # so `page_html` renders the page's rows (a re-weighted board of 1,000 models spent a
+    # second rendering rows nobody was shown).
+    eager = is_default_view(board.weights, board.policy, board.published)
+    return [_board_row(board, row, url_for, with_html=eager) for row in records(board.rows)]
+
+
+def page_html(rows: list[Row], board: Board) -> list[Row]:
+    """`rows` with their <tr> (rendered here for those that lack it, kept on the row, so this
+    process renders a row of a view once)."""
+    for r in rows:
+        if "html" not in r:
+            r["html"] = _row_html(r, r["cells"], custom=board.custom)
+    return rows
 
 
 SOURCE_TITLES = {
@@ -233,7 +248,7 @@ def published_summaries(model_id: int, site: Row | None = None) -> list[Row]:
     return summaries
 
 
-def _board_row(board: Board, row: Row, url_for: RunUrl) -> Row:
+def _board_row(board: Board, row: Row, url_for: RunUrl, with_html: bool = True) -> Row:
     mean = PUBLISHED_TABLES[board.published].mean_rounding
     rank = int(row["rank"])
     official = int(board.official_rank.get(row["model_id"], rank))
@@ -268,7 +283,8 @@ def _board_row(board: Board, row: Row, url_for: RunUrl) -> Row:
         ],
         "cells": (cells := [_cell(board, row, task, url_for) for task in board.tasks]),
     }
-    entry["html"] = _row_html(entry, cells, custom=board.custom)
+    if with_html:
+        entry["html"] = _row_html(entry, cells, custom=board.custom)
     return entry
 
 

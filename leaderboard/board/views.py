@@ -57,7 +57,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     form, board, ranked = _board_query(request)
     # Ranks and rank ranges are the full board's; only the rendering is one page of it.
     page = paging.window(ranked, form.value("page"), request.GET, paging.MODELS_PER_PAGE)
-    rows = page.items
+    rows = tables.page_html(page.items, board)
     custom = board.custom
     funnel_rows = tables.funnel_rows(board, rows)
     context = {

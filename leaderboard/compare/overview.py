@@ -431,14 +431,7 @@ def _featured(board: Board) -> dict[str, Any] | None:
     (board rank breaks ties), with one task's per-action window counts as a preview; None while
     no such pair exists."""
     verified = board.cells[board.cells.provenance == "verified"]
-    with_actions = set(
-        ActionResult.objects.filter(
-            phase_result__run_id__in=[int(r) for r in verified.run_id],
-            phase_result__phase="conformance",
-        )
-        .values_list("phase_result__run_id", flat=True)
-        .distinct()
-    )
+    with_actions = _runs_with_conformance_actions([int(r) for r in verified.run_id])
     tasks_of: dict[int, dict[int, int]] = {}
     for cell in records(verified):
         if int(cell["run_id"]) in with_actions:
@@ -446,12 +439,7 @@ def _featured(board: Board) -> dict[str, Any] | None:
                 cell["run_id"]
             )
     rank = dict(zip(board.rows.model_id, board.rows["rank"], strict=True))
-    best, best_key = None, None
-    for a, b in combinations(sorted(tasks_of, key=lambda m: (rank.get(m, 0), m)), 2):
-        shared = sorted(set(tasks_of[a]) & set(tasks_of[b]))
-        key = (len(shared), -(rank.get(a, 0) + rank.get(b, 0)))
-        if shared and (best_key is None or key > best_key):
-            best, best_key = (a, b, shared), key
+    best = _best_pair(tasks_of, rank)
     if best is None:
         return None
     a, b, shared = best
@@ -469,3 +457,45 @@ def _featured(board: Board) -> dict[str, Any] | None:
         "split_count": preview["split_count"],
         "runs_url": f"?run_a={run_a}&run_b={run_b}",
     }
+
+
+# Below SQLite's smallest limit on the variables of one statement (999 before 3.32).
+_IDS_PER_QUERY = 900
+
+
+def _runs_with_conformance_actions(run_ids: list[int]) -> set[int]:
+    found: set[int] = set()
+    for start in range(0, len(run_ids), _IDS_PER_QUERY):
+        found.update(
+            ActionResult.objects.filter(
+                phase_result__run_id__in=run_ids[start : start + _IDS_PER_QUERY],
+                phase_result__phase="conformance",
+            )
+            .values_list("phase_result__run_id", flat=True)
+            .distinct()
+        )
+    return found
+
+
+def _best_pair(
+    tasks_of: dict[int, dict[int, int]], rank: dict[int, int]
+) -> tuple[int, int, list[int]] | None:
+    """The pair with the most shared tasks, then the best rank sum; among equals the first in
+    rank order. Only the two best-ranked models of each set of tasks can be in it (either of
+    the others could be replaced by one of those two, sharing as much at no worse a rank sum,
+    in a pair that comes earlier), so the pairs are searched among those: two models per
+    distinct set of tasks, where all pairs of 1,000 models took 0.65 s."""
+    order = sorted(tasks_of, key=lambda m: (rank.get(m, 0), m))
+    per_set: dict[frozenset[int], list[int]] = {}
+    for model in order:
+        kept = per_set.setdefault(frozenset(tasks_of[model]), [])
+        if len(kept) < 2:
+            kept.append(model)
+    candidates = {m for kept in per_set.values() for m in kept}
+    best, best_key = None, None
+    for a, b in combinations([m for m in order if m in candidates], 2):
+        shared = sorted(set(tasks_of[a]) & set(tasks_of[b]))
+        key = (len(shared), -(rank.get(a, 0) + rank.get(b, 0)))
+        if shared and (best_key is None or key > best_key):
+            best, best_key = (a, b, shared), key
+    return best

@@ -38,6 +38,11 @@ from evaluation.tla.sandbox.limits import Limits, ToolRun
 
 CHUNK = 1000
 MAX_RUNS = 40
+# The output a P3 run may print and still be read whole. The exploration prints a line per state
+# that shows a window; at the sandbox's default 100 kB the rwmutex reproduction's first run was
+# cut, and reading it by halves took 9 runs of the same state space (47 s) instead of one. A spec
+# that floods past this is still cut and read by halves, then undecided: never a pass.
+READ_OUTPUT_BYTES = 8_000_000
 TLC_ARGS = ["-deadlock", "-nowarning"]
 # A false ASSUME, or a cfg the wrapper module does not fit: nothing in it can be checked.
 SETUP_CODES = (
@@ -95,6 +100,7 @@ def run_module(plan: gen.Plan, spec: ParsedSpec, module: str, budget: Budget) ->
         cpu_seconds=int(wall * 2) + 5,
         heap_mb=budget.heap_mb,
         scratch_mb=budget.scratch_mb,
+        output_head_bytes=READ_OUTPUT_BYTES,
     )
     modules = {
         plan.spec_module: spec.text,

@@ -16,7 +16,8 @@ DROPPED_CODES = frozenset({EC.TLC_COVERAGE_VALUE, EC.TLC_COVERAGE_VALUE_COST})
 class Capture:
     """Keeps the head and the tail of a stream, dropping voluminous coverage blocks."""
 
-    def __init__(self) -> None:
+    def __init__(self, head_limit: int = OUTPUT_HEAD_BYTES) -> None:
+        self.head_limit = head_limit
         self.head: list[bytes] = []
         self.head_bytes = 0
         self.tail: deque[bytes] = deque()
@@ -34,7 +35,7 @@ class Capture:
             if code.isascii() and code.isdigit() and int(code) in DROPPED_CODES:
                 self._dropping = b"@!@!@ENDMSG " + code
                 return
-        if self.head_bytes + len(line) <= OUTPUT_HEAD_BYTES and not self.tail:
+        if self.head_bytes + len(line) <= self.head_limit and not self.tail:
             self.head.append(line)
             self.head_bytes += len(line)
             return

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from evaluation.tla.messages import Message
+from evaluation.tla.sandbox.capture import OUTPUT_HEAD_BYTES
 
 # ok: the tool ran to its end and said so; error: it ended reporting an error (or the request was
 # refused); timeout: a time limit killed it; crashed: it never ran or ended abnormally.
@@ -23,6 +24,9 @@ class Limits:
     heap_mb: int = 512
     scratch_mb: int = 256
     long_run: bool = False  # full tiered JIT (C2): worth its compile time only on long runs
+    # How much of the output's beginning is kept (its last 100 kB always are): a call whose
+    # reader needs every line asks for more.
+    output_head_bytes: int = OUTPUT_HEAD_BYTES
 
 
 @dataclass

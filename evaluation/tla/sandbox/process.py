@@ -115,7 +115,7 @@ def execute(argv: list[str], run_dir: Path, limits: Limits) -> RawRun:
         stderr=subprocess.STDOUT,
         start_new_session=True,
     )
-    capture = Capture()
+    capture = Capture(limits.output_head_bytes)
     reader = threading.Thread(target=pump, args=(proc.stdout, capture), daemon=True)
     reader.start()
     # The cap is the tmpfs size when the run got namespaces (decided once, by `wrap`).
