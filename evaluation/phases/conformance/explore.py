@@ -28,6 +28,7 @@ from evaluation.phases.conformance.cases import Case
 from evaluation.phases.conformance.diagnose import read_tagged
 from evaluation.phases.conformance.runner import (
     MAX_RUNS,
+    READ_OUTPUT_BYTES,
     Budget,
     CaseResult,
     SetupError,
@@ -45,8 +46,9 @@ from evaluation.windows.window import State
 _DISTINCT = re.compile(r"(\d+) distinct states found")
 SHOWN_STATES = 200  # failing states printed for the diagnosis, among the first found
 CUT = (
-    "TLC's output was too large to read which states of the spec show this window (the sandbox "
-    "keeps its first and last 100 kB): not decided"
+    "TLC's output was too large to read which states of the spec show this window (P3 reads "
+    f"a run's first {READ_OUTPUT_BYTES // 1_000_000} MB of output, in at most {MAX_RUNS} runs): "
+    "not decided"
 )
 
 
