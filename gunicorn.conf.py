@@ -47,7 +47,7 @@ accesslog = "-"
 
 
 def post_worker_init(worker):
-    """Move what loading the project left (Django, pandas, plotly: ~150,000 objects) out of the
+    """Move what loading the project left (Django, pandas, plotly: ~120,000 objects) out of the
     collector's reach, so that a full collection during a request walks only what requests
     made; bench/board_incremental.py serves its requests the same way (gc.freeze after setup)."""
     gc.collect()

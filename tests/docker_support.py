@@ -22,7 +22,7 @@ SPIN_SPEC = (
 )
 
 
-def _unavailable(reason: str):
+def unavailable(reason: str):
     if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
         pytest.fail(f"CI needs the Docker engine and the images of bin/build-images: {reason}")
     pytest.skip(reason)
@@ -33,11 +33,11 @@ def engine_with_image():
     try:
         client = container.docker_client()
     except container.ContainerError as exc:
-        _unavailable(str(exc))
+        unavailable(str(exc))
     try:
         container.image_identity(client, IMAGE)
     except container.ContainerError as exc:
-        _unavailable(str(exc))
+        unavailable(str(exc))
     return client
 
 
@@ -48,11 +48,11 @@ def engine_with_web_image():
     try:
         client = container.docker_client()
     except container.ContainerError as exc:
-        _unavailable(str(exc))
+        unavailable(str(exc))
     try:
         client.images.get(WEB_IMAGE)
     except ImageNotFound:
-        _unavailable(f"the web image {WEB_IMAGE!r} is not on this engine (bin/build-images)")
+        unavailable(f"the web image {WEB_IMAGE!r} is not on this engine (bin/build-images)")
     return client
 
 

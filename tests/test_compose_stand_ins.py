@@ -4,8 +4,9 @@ its password login, the `command` (redis-server --appendonly yes) is honoured, t
 `healthcheck` commands pass, the data lives in the volume (a new container on it finds it), and
 each server runs as its own unprivileged user, answering on the container's network address.
 
-CI builds only the scorer and web images, so without the stand-ins these tests skip, under
-CI=true too (unlike tests/docker_support.py's, which need what CI builds): they are for machines
+CI builds the stand-ins with the other images (.ci/run: `bin/build-images scorer web postgres
+redis`, 18 s once the local base exists), so under CI=true a missing engine or stand-in fails
+these tests, as tests/docker_support.py's; elsewhere they skip. The stand-ins are for machines
 that cannot pull the official images, where bench/compose_trials.py runs compose on them.
 """
 
@@ -17,6 +18,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+
+from tests.docker_support import unavailable
 
 pytestmark = pytest.mark.docker
 
@@ -44,7 +47,7 @@ REDIS = _defaults(COMPOSE["services"]["redis"])
 
 @pytest.fixture
 def engine():
-    """The Docker engine with both stand-ins; skips (CI included) when either is missing."""
+    """The Docker engine with both stand-ins (skip when either is missing; fail under CI)."""
     import docker
     from docker.errors import DockerException, ImageNotFound
 
@@ -52,12 +55,12 @@ def engine():
         client = docker.from_env(timeout=120)
         client.ping()
     except DockerException as exc:
-        pytest.skip(f"no Docker engine answers ({exc})")
+        unavailable(f"no Docker engine answers ({exc})")
     for image in (POSTGRES_IMAGE, REDIS_IMAGE):
         try:
             client.images.get(image)
         except ImageNotFound:
-            pytest.skip(f"no stand-in image {image} (bin/build-images postgres redis makes it)")
+            unavailable(f"no stand-in image {image} (bin/build-images postgres redis makes it)")
     made: list = []
     yield client, made
     for thing in reversed(made):  # containers, then the volumes they used

@@ -154,7 +154,7 @@ def test_gunicorn_serves_the_site_with_timeouts_and_security_headers(tmp_path):
 
 
 def test_a_gunicorn_worker_moves_the_loaded_project_out_of_the_collectors_reach():
-    # Without it every full collection during a request walks the ~150,000 objects of Django,
+    # Without it every full collection during a request walks the ~120,000 objects of Django,
     # pandas and plotly (bench/board_incremental.py serves its requests the same way).
     import gc
     import runpy
