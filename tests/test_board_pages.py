@@ -145,6 +145,11 @@ class MethodologyPageTests(TestCase):
         self.assertIn("could not be scored", section)
         self.assertIn("never given a 0", section)
         self.assertIn('href="#work-bounds"', html.split('id="work-bounds"', 1)[0])
+        # The scorer's own caps, as the scorer holds them (the page states them in words).
+        from evaluation.phases.conformance import runner
+
+        self.assertIn(f"at most {runner.MAX_RUNS} TLC runs", section)
+        self.assertIn(f"{runner.READ_OUTPUT_BYTES // 1_000_000} MB of output", section)
 
 
 class TaskContractPageTests(WorldTestCase):
