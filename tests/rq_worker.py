@@ -21,8 +21,11 @@ from django.conf import settings
 from django.db import connection
 
 from leaderboard.scoring.processes import descendants, start_time
+from leaderboard.scoring.queueing import BULK_QUEUE_NAME, QUEUE_NAME, RESCORE_QUEUE_NAME
 
 REPO = Path(__file__).resolve().parent.parent
+# In compose's order: submissions first.
+WORKER_QUEUES = (QUEUE_NAME, BULK_QUEUE_NAME, RESCORE_QUEUE_NAME)
 CLAIM_KEY = "sysmobench-tests:claimed-by"
 CANDIDATE_DBS = range(15, 1, -1)  # leave 0 (demo) and 1 alone
 
@@ -78,9 +81,12 @@ def database_url() -> str:
 
 
 def start_worker(redis_url: str, log_path: Path, **extra_env: str) -> subprocess.Popen:
-    """`manage.py rqworker evaluation --burst` on the test database, in a session of its own
-    (its work-horse stays in that session); its output goes to `log_path` (a pipe nobody reads
-    could fill up and stall the worker). `extra_env`, e.g. TMPDIR, is added to its environment."""
+    """`manage.py rqworker <the three queues> --burst` on the test database, in a session of
+    its own (its work-horse stays in that session); its output goes to `log_path` (a pipe nobody
+    reads could fill up and stall the worker). `extra_env`, e.g. TMPDIR, is added to its
+    environment. It takes every queue, as compose's worker does: a run a job queues again goes
+    to the queue its own settings choose (a run without a submitter: the bulk queue), which a
+    worker of `evaluation` alone would never take (a fault trial's retry waited there)."""
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings_test",
@@ -91,7 +97,7 @@ def start_worker(redis_url: str, log_path: Path, **extra_env: str) -> subprocess
     }
     with open(log_path, "ab") as log:
         proc = subprocess.Popen(
-            [sys.executable, "manage.py", "rqworker", "evaluation", "--burst"],
+            [sys.executable, "manage.py", "rqworker", *WORKER_QUEUES, "--burst"],
             cwd=REPO,
             env=env,
             stdin=subprocess.DEVNULL,

@@ -57,3 +57,17 @@ def test_killing_a_worker_mid_run_loses_nothing_and_scores_nothing_twice(kind, r
             f"JVMs outlived their killed work-horse, launcher without PDEATHSIG: {summary}"
         )
     assert orphans == [0] * TRIALS_PER_KIND, summary
+
+
+def test_a_jvm_killed_mid_run_is_retried_by_the_workers_and_scored_once(rq_redis, tmp_path):
+    # The work-horse queues the retry itself, on the queue its own settings choose for the run
+    # (no submitter: the bulk queue); the workers must take it there, as compose's do. With a
+    # worker of `evaluation` alone the run waited, QUEUED, for ever (bench/kill_trials.py).
+    contract = load_contract("spin")
+    task, _ = sync_task(contract)
+    import_corpus(task, contract, Path(settings.SYSMOBENCH_DATA_DIR))
+    run = make_run(make_model("kill-jvm"), task, spec_text=SPIN_SPEC.read_text())
+    assert run.submitter_id is None
+    trial = run_trial("jvm", run, rq_redis, tmp_path / "trial", timeout=300)
+    assert (trial.status, trial.attempts, trial.stuck) == ("finished", 2, False), trial
+    assert not trial.scored_twice and not trial.lost and trial.jvms_left == 0, trial
