@@ -23,10 +23,17 @@ def test_database(name: str | None = None):
 
     django.setup()
     from django.db import connection
+    from django.template import Template
     from django.test.utils import setup_test_environment
 
+    # Django's test environment wraps every template render to send a copy of each context
+    # to the test client, and those copies are garbage the collector must then walk (full
+    # collections of 25-90 ms inside board requests, measured at 100 models). A web process
+    # renders without it, and so do the benches' requests; the rest of the test environment
+    # (ALLOWED_HOSTS, the e-mail outbox) stays.
+    production_render = Template._render
     setup_test_environment()
-    _render_as_production()
+    Template._render = production_render
     if name is not None:
         connection.settings_dict.setdefault("TEST", {})["NAME"] = name
     old_name = connection.settings_dict["NAME"]
@@ -35,18 +42,6 @@ def test_database(name: str | None = None):
         yield
     finally:
         connection.creation.destroy_test_db(old_name, verbosity=0)
-
-
-def _render_as_production() -> None:
-    """Undo the one part of Django's test environment that changes what a page costs: it wraps
-    every template render to send a copy of each context to the test client, and those copies
-    are garbage the collector must then walk (full collections of 25-90 ms inside board
-    requests, measured at 100 models). A web process renders without it; the benches' requests
-    do too. The rest of the test environment (ALLOWED_HOSTS, the e-mail outbox) stays."""
-    from django.template import Template
-    from django.test.utils import _TestState
-
-    Template._render = _TestState.saved_data.template_render
 
 
 def median_ms(client, path: str, n: int) -> tuple[float, float, float, float]:

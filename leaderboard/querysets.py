@@ -8,12 +8,13 @@ lives here and nowhere else.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
-from django.db import models
+from django.db import connection, models
 from django.utils import timezone
 
 # Only named for the type checker: models.py imports this module, not the other way round, so at
@@ -32,6 +33,21 @@ PRIVATE, PENDING, APPROVED, REJECTED = "private", "pending", "approved", "reject
 PUBLIC_REVIEW_STATES = (PENDING, APPROVED)
 # The board scope of the runs before any release was approved (a release's scope is its id).
 NO_RELEASE = 0
+
+
+# Parameters a statement keeps for its other conditions, besides a batch of ids.
+_OTHER_PARAMS = 16
+
+
+def id_batches(ids: Sequence[int]) -> Iterator[Sequence[int]]:
+    """`ids` in slices one statement's parameters can hold: Django's `max_query_params` for
+    the database (999 on SQLite, less a few for the statement's other conditions; no limit on
+    PostgreSQL, one slice). An `__in` of every board cell's run passes SQLite's limit at a few
+    thousand models."""
+    limit = connection.features.max_query_params
+    size = max(limit - _OTHER_PARAMS, 1) if limit else max(len(ids), 1)
+    for start in range(0, len(ids), size):
+        yield ids[start : start + size]
 
 
 class BoardRunRow(TypedDict):
@@ -163,19 +179,32 @@ class RunQuerySet(models.QuerySet["Run"]):
     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """What a one-run interval resamples, for the runs `run_ids`: the conformance action
         rows (run_id, passed, total, detail) and the invariant rows (run_id, verdict) of their
-        phases that ran. Two queries whatever the number of runs."""
+        phases that ran. Two queries per batch of ids (`id_batches`)."""
         if not run_ids:
             return [], []
         phase_result = cast("type[PhaseResult]", self.model.phase_results.rel.related_model)
-        ran = phase_result.objects.filter(run_id__in=run_ids, status="ran")
-        actions = ran.filter(phase="conformance").values(
-            "run_id", "action_results__passed", "action_results__total", "action_results__detail"
-        )
-        invariants = ran.filter(phase="invariant").values("run_id", "invariant_results__verdict")
-        return (
-            [dict(a) for a in actions if a["action_results__total"]],
-            [dict(i) for i in invariants if i["invariant_results__verdict"]],
-        )
+        actions: list[dict[str, Any]] = []
+        invariants: list[dict[str, Any]] = []
+        for batch in id_batches(run_ids):
+            ran = phase_result.objects.filter(run_id__in=batch, status="ran")
+            actions += [
+                dict(a)
+                for a in ran.filter(phase="conformance").values(
+                    "run_id",
+                    "action_results__passed",
+                    "action_results__total",
+                    "action_results__detail",
+                )  # fmt: skip
+                if a["action_results__total"]
+            ]
+            invariants += [
+                dict(i)
+                for i in ran.filter(phase="invariant").values(
+                    "run_id", "invariant_results__verdict"
+                )
+                if i["invariant_results__verdict"]
+            ]
+        return actions, invariants
 
     def disclosed_on_model_page(self) -> RunQuerySet:
         """The runs on the board, by task in board order and newest first: the model page's

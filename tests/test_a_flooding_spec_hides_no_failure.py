@@ -5,7 +5,7 @@ window, made to print a large value on every step it takes."""
 
 import pytest
 
-from evaluation.phases.conformance import check_conformance, explore, runner
+from evaluation.phases.conformance import check_conformance, runner
 from evaluation.tla.sandbox.capture import Capture
 from tests.conformance_support import replace_once, spin, spin_spec, spin_windows, verdicts
 
@@ -27,7 +27,6 @@ def test_a_failure_cut_out_of_the_output_is_never_a_pass(monkeypatch):
     # seconds; what the last allowed run could not read whole is undecided at any bound.
     monkeypatch.setattr(runner, "READ_OUTPUT_BYTES", 300_000)
     monkeypatch.setattr(runner, "MAX_RUNS", 4)
-    monkeypatch.setattr(explore, "MAX_RUNS", 4)
     windows = spin_windows()
     honest = check_conformance(spin_spec("wrong_post_state"), spin(), windows)
     flooded = check_conformance(flooding(spin_spec("wrong_post_state")), spin(), windows)

@@ -240,3 +240,18 @@ def test_the_featured_pair_is_the_one_every_pair_compared_would_choose():
         tasks_of = {m: tasks for m, tasks in tasks_of.items() if tasks}
         rank = {m: generator.randint(1, 6) for m in tasks_of}
         assert _best_pair(tasks_of, rank) == _every_pair(tasks_of, rank)
+
+
+def test_run_ids_are_queried_in_slices_the_database_takes(monkeypatch):
+    from django.db import connection
+
+    from leaderboard.querysets import id_batches
+
+    ids = list(range(1, 121))
+    monkeypatch.setattr(connection.features, "max_query_params", 50)
+    batches = [list(b) for b in id_batches(ids)]
+    assert len(batches) > 1 and max(len(b) for b in batches) < 50
+    assert [i for b in batches for i in b] == ids
+    monkeypatch.setattr(connection.features, "max_query_params", None)
+    assert [list(b) for b in id_batches(ids)] == [ids]
+    assert list(id_batches([])) == []

@@ -23,7 +23,7 @@ from leaderboard.board.boards import get_board
 from leaderboard.compare import detail as compare_detail
 from leaderboard.compare.paired import pooled, verdict
 from leaderboard.models import ActionResult, ModelUnderTest, Run
-from leaderboard.querysets import RunQuerySet
+from leaderboard.querysets import RunQuerySet, id_batches
 from leaderboard.runs.disclosure import tokens_text
 from leaderboard.web.params import parse_id
 from leaderboard.web.rounding import (
@@ -459,17 +459,12 @@ def _featured(board: Board) -> dict[str, Any] | None:
     }
 
 
-# Below SQLite's smallest limit on the variables of one statement (999 before 3.32).
-_IDS_PER_QUERY = 900
-
-
 def _runs_with_conformance_actions(run_ids: list[int]) -> set[int]:
     found: set[int] = set()
-    for start in range(0, len(run_ids), _IDS_PER_QUERY):
+    for batch in id_batches(run_ids):
         found.update(
             ActionResult.objects.filter(
-                phase_result__run_id__in=run_ids[start : start + _IDS_PER_QUERY],
-                phase_result__phase="conformance",
+                phase_result__run_id__in=batch, phase_result__phase="conformance"
             )
             .values_list("phase_result__run_id", flat=True)
             .distinct()

@@ -22,12 +22,11 @@ from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
-from evaluation.phases.conformance import credit
+from evaluation.phases.conformance import credit, runner
 from evaluation.phases.conformance import generator as gen
 from evaluation.phases.conformance.cases import Case
 from evaluation.phases.conformance.diagnose import read_tagged
 from evaluation.phases.conformance.runner import (
-    MAX_RUNS,
     READ_OUTPUT_BYTES,
     Budget,
     CaseResult,
@@ -47,8 +46,8 @@ _DISTINCT = re.compile(r"(\d+) distinct states found")
 SHOWN_STATES = 200  # failing states printed for the diagnosis, among the first found
 CUT = (
     "TLC's output was too large to read which states of the spec show this window (P3 reads "
-    f"a run's first {READ_OUTPUT_BYTES // 1_000_000} MB of output, in at most {MAX_RUNS} runs): "
-    "not decided"
+    f"a run's first {READ_OUTPUT_BYTES // 1_000_000} MB of output, in at most "
+    f"{runner.MAX_RUNS} runs): not decided"
 )
 
 
@@ -118,7 +117,7 @@ class SpecError(Exception):
 
 
 def _can_split(budget: Budget) -> bool:
-    return budget.runs < MAX_RUNS
+    return budget.runs < runner.MAX_RUNS
 
 
 def _bisect(
