@@ -16,7 +16,17 @@ from pathlib import Path
 from typing import Any, cast
 
 from evaluation.inputs.contracts import Contract
-from evaluation.windows import etcd, mutex, pgo, redisraft, ringbuffer, rwmutex, spin, zookeeper
+from evaluation.windows import (
+    etcd,
+    mutex,
+    pgo,
+    redisraft,
+    ringbuffer,
+    rwmutex,
+    spin,
+    spin_traces,
+    zookeeper,
+)
 from evaluation.windows.errors import WindowFormatError
 from evaluation.windows.window import Window
 
@@ -26,6 +36,7 @@ Cutter = Callable[[Contract, list[Path]], Iterable[dict[str, Any]]]
 
 CUTTERS: dict[str, Cutter] = {
     "spin-windows": spin.cut,
+    "asterinas-spin": spin_traces.cut,
     "pgo": pgo.cut,
     "etcd": etcd.cut,
     "redisraft": redisraft.cut,
