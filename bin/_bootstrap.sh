@@ -59,8 +59,9 @@ ensure_venv() {
 }
 
 ensure_cargo() {
-  # The Asterinas trace harness (harnesses/asterinas) needs cargo and rustc, nothing from a crate
-  # registry. A rustup install in ~/.cargo is used when present, else Debian's cargo-web/rustc-web.
+  # The Asterinas trace harness (harnesses/asterinas) needs cargo and rustc (1.78 or newer, for
+  # Cargo.lock version 4) and crates.io, where cargo fetches the pinned `ostd` crate. A rustup
+  # install in ~/.cargo is used when present, else Debian's cargo-web/rustc-web.
   if ! command -v cargo >/dev/null 2>&1 && [ -x "$HOME/.cargo/bin/cargo" ]; then
     export PATH="$HOME/.cargo/bin:$PATH"
   fi

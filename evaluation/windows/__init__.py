@@ -24,6 +24,7 @@ from evaluation.windows import (
     ringbuffer,
     rwmutex,
     spin,
+    spin_traces,
     stored,
     zookeeper,
 )
@@ -36,6 +37,7 @@ Cutter = Callable[[Contract, list[Path]], Iterable[dict[str, Any]]]
 
 CUTTERS: dict[str, Cutter] = {
     "spin-windows": spin.cut,
+    "asterinas-spin": spin_traces.cut,
     "pgo": pgo.cut,
     "etcd": etcd.cut,
     "redisraft": redisraft.cut,
