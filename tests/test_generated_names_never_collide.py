@@ -191,3 +191,17 @@ def test_the_generated_module_stems_are_reserved():
     for module in generated:
         problem = first_problem(_named(module), spin(), names=False)
         assert "is reserved" in problem, module
+
+
+def test_p2_details_name_no_nonce_so_two_scorings_store_the_same():
+    # A mapping TLC cannot evaluate in a reached state: the error names the watcher's module.
+    adapter = parse_adapter("variables:\n  lockState: 'pc[\"9\"]'\n", spin())
+    first, second = (
+        score_spec(
+            spin_spec(), spin(), spin_windows(), adapter, phases=("syntax", "runtime")
+        ).outcomes["runtime"]
+        for _ in range(2)
+    )
+    assert "_FireWatch" in str(first.details)
+    assert first.details == second.details
+    assert [a.detail for a in first.actions] == [a.detail for a in second.actions]

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import re
 import time
+from typing import Any
 
 from evaluation.details import RuntimeActionDetail, RuntimeDetails, RuntimeSettings, TlcError
 from evaluation.inputs import adapter_text
@@ -172,7 +173,26 @@ def check_runtime(
     outcome = _finish(run, universe or [], coverage, failed, details, started, verdicts)
     _explain_assumptions(details, run, parsed, contract, adapter)
     _explain_watch_error(details, observer)
+    # TLC names the generated modules in its messages: without the run's nonce, the stored
+    # details are the same on every scoring of the spec.
+    _mask(outcome.details, observer.nonce)
+    for action in outcome.actions:
+        _mask(action.detail, observer.nonce)
     return outcome
+
+
+def _mask(details: Any, nonce: str) -> None:
+    """Every string inside `details` (dicts and lists, changed in place) without `nonce`."""
+    stack = [details]
+    while stack:
+        node = stack.pop()
+        keys = node.keys() if isinstance(node, dict) else range(len(node))
+        for key in list(keys):
+            value = node[key]
+            if isinstance(value, str) and nonce in value:
+                node[key] = value.replace(nonce, "")
+            elif isinstance(value, dict | list):
+                stack.append(value)
 
 
 def _explain_watch_error(details: RuntimeDetails, observer: firing.Observer) -> None:
