@@ -4,7 +4,8 @@ with a typed reason, never a RecursionError (issue 37 point 5).
 The attack (rebuilt from the issue): the allow-everything-safe spin spec plus a hidden variable
 holding a constant nested 990 levels deep, built from 90-level operators so that the upload's
 100-level bracket cap lets it through. It used to end P3 in an internal error (RecursionError in
-the value reader)."""
+the value reader), which P4's credit did not read as a P3 failure: 0.650. Now P3 is an error with
+its reason, P4 earns nothing on it, and the spec keeps P1 and P2 only (0.30)."""
 
 from __future__ import annotations
 
@@ -132,3 +133,6 @@ def test_the_deep_constant_attack_ends_p3_with_the_typed_reason():
     assert conformance.score == 0
     assert conformance.details["refused"] == "value_too_deep"
     assert conformance.details["limit"] == MAX_DEPTH
+    # P4's credit reads P3: an error there withholds it, so only P1 and P2 are left.
+    assert report.outcomes["invariant"].score == 0
+    assert report.overall <= 0.30 + 1e-9
