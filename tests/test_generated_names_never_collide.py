@@ -110,11 +110,11 @@ def stems(recorded: list[dict[str, str]], spec: str) -> tuple[set[str], set[str]
     return usable - standard_names() - given, modules
 
 
-def renamed_reference(stems_: list[str]) -> tuple[str, str]:
-    """The spin reference with its identifiers renamed to `stems_` (in order), every stem left
-    over added as a definition of its own, and the adapter that maps the contract onto it."""
+def renamed(stems_: list[str], text: str) -> tuple[str, str]:
+    """A spin spec (the reference or a mutant) with its identifiers renamed to `stems_` (in
+    order), every stem left over added as a definition of its own, and the adapter that maps
+    the contract onto it."""
     plain = [s for s in stems_ if re.match(r"^[A-Za-z]\w*$", s)]
-    text = spin_spec()
     slots = ["lockState", "pc", "callType", "vars", "TypeOK", "Init", "Next", "Spec"]
     slots += ["StartLock", "AcquireLock", "ReleaseLock"]
     new = dict(zip(slots, plain, strict=False))
@@ -151,14 +151,17 @@ def phase_scores(report) -> dict[str, tuple[str, float | None]]:
     return {name: (o.status, o.score) for name, o in report.outcomes.items()}
 
 
-def test_a_spec_using_every_generated_stem_scores_as_the_reference():
-    reference = spin_spec()
+# The reference passes every window; flipped_guard fails its AcquireLock windows (P3's
+# diagnosis and blocking probe run); dropped_guard breaks MutualExclusion (P4's counterexample).
+@pytest.mark.parametrize("mutant", [None, "flipped_guard", "dropped_guard"])
+def test_a_spec_using_every_generated_stem_scores_as_the_original(mutant):
+    original = spin_spec(mutant)
     with recorded_modules() as recorded:
-        expected = score_spec(reference, spin(), spin_windows())
-    found, _ = stems(recorded, reference)
+        expected = score_spec(original, spin(), spin_windows())
+    found, _ = stems(recorded, original)
     # The collection sees the watcher's LET and parameter, which once collided (issue 37).
     assert {"o", "k"} <= found
-    spec, adapter_text = renamed_reference(sorted(found))
+    spec, adapter_text = renamed(sorted(found), original)
     assert first_problem(spec, spin(), parse_adapter(adapter_text, spin())) == ""
     report = score_spec(spec, spin(), spin_windows(), parse_adapter(adapter_text, spin()))
     assert phase_scores(report) == phase_scores(expected)
