@@ -57,6 +57,9 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "leaderboard.web.middleware.content_security_policy",
     "leaderboard.web.middleware.body_size_cap",
+    # Before anything reads a form or the admin's query (both answer 400 rather than a 500).
+    "leaderboard.web.middleware.unreadable_body_as_400",
+    "leaderboard.web.middleware.no_nul_in_admin_queries",
     "leaderboard.web.middleware.api_errors_as_json",
     "leaderboard.web.outage.DatabaseOutageAs503",
     "django.contrib.sessions.middleware.SessionMiddleware",
