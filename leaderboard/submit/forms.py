@@ -178,10 +178,17 @@ class SubmitForm(DisclosureFields):
     adapter_text = _pasted_text("…or paste the adapter", rows=6)
     cfg_file = forms.FileField(required=False, label="Config file (.cfg, optional)")
     cfg_text = _pasted_text("…or paste the .cfg", rows=4)
+    score_anyway = forms.BooleanField(
+        required=False,
+        label="Score it anyway",
+        help_text="A spec SANY rejects is still an attempt: it is scored (partial syntax credit, "
+        "the later phases not reached) and counts in its model's cell like any run.",
+    )
 
     def __init__(self, *args: Any, user: User, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.user = user
+        self.offer_score_anyway = False
         # Only the submitter's own models are choices, so another account's slug is refused.
         model = self.fields["model"]
         assert isinstance(model, forms.ModelChoiceField)  # declared above
@@ -207,6 +214,10 @@ class SubmitForm(DisclosureFields):
             shown = self.data.copy() if isinstance(self.data, QueryDict) else dict(self.data)
             shown["spec_text"] = result.spec_text
             self.data = shown
+        # The check still warns first; asked again, a spec only SANY rejects is scored as it is.
+        self.offer_score_anyway = result.sany_rejected and set(result.errors) == {"spec"}
+        if self.offer_score_anyway and data.get("score_anyway"):
+            result.errors.pop("spec")
         for key, messages in result.errors.items():
             cfg_field = "cfg_file" if data.get("cfg_file") else "cfg_text"
             target = {"spec": spec_field, "adapter": "adapter_text", "cfg": cfg_field}.get(key, key)
