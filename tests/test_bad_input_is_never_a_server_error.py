@@ -129,3 +129,19 @@ class AdminNulTest(WorldTestCase):
             reverse("admin:leaderboard_run_changelist") + "?review__exact=private"
         )
         self.assertEqual(response.status_code, 200)
+
+
+class AdminShortcutTest(WorldTestCase):
+    def test_view_on_site_for_the_tableless_rq_model_is_a_404(self):
+        # Found by the fuzz test: the rq dashboard's admin model has no table, so the admin's
+        # "view on site" shortcut queried a missing table (a 503 "database unreachable").
+        from django.contrib.contenttypes.models import ContentType
+
+        client = Client(raise_request_exception=False)
+        client.force_login(self.maintainer)
+        dashboard = ContentType.objects.get(app_label="django_rq")
+        response = client.get(f"/admin/r/{dashboard.pk}/1/")
+        self.assertEqual(response.status_code, 404)
+        run = make_run(self.model_a, self.spin, {"syntax": 1.0})
+        runs = ContentType.objects.get_for_model(run)
+        self.assertNotEqual(client.get(f"/admin/r/{runs.pk}/{run.pk}/").status_code // 100, 5)

@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable
 
 from django.conf import settings
+from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import BadRequest, ImproperlyConfigured, SuspiciousOperation
 from django.http import HttpRequest, HttpResponse, HttpResponseNotFound, UnreadablePostError
 from django.http.multipartparser import MultiPartParserError
@@ -151,6 +152,22 @@ RQ_FAKE_MODEL_PAGES = re.compile(
 )
 
 
+# The admin's "view on site" shortcut, /admin/r/<content type>/<object>/, which looks the object
+# up in its model's table: the rq dashboard's model has none (OperationalError, a 503).
+ADMIN_SHORTCUT = re.compile(r"^/admin/r/([0-9]{1,9})/")
+
+
+def _shortcut_to_a_tableless_model(request: HttpRequest) -> bool:
+    match = ADMIN_SHORTCUT.match(request.path)
+    if match is None:
+        return False
+    try:
+        model = ContentType.objects.get_for_id(int(match.group(1))).model_class()
+    except ContentType.DoesNotExist:
+        return False  # the shortcut's own 404
+    return model is not None and not model._meta.managed
+
+
 class RqDashboardLookupsAs404:
     """django-rq's staff dashboard indexes its queue list and fetches jobs without checking
     them, and its admin model has no table, so a stale or mistyped link (queue 3 of 1, a finished
@@ -160,7 +177,7 @@ class RqDashboardLookupsAs404:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
-        if RQ_FAKE_MODEL_PAGES.match(request.path):
+        if RQ_FAKE_MODEL_PAGES.match(request.path) or _shortcut_to_a_tableless_model(request):
             return HttpResponseNotFound("The rq dashboard has no such page.")
         return self.get_response(request)
 
