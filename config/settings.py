@@ -210,6 +210,9 @@ EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.Emai
 # or "off".
 QUOTA_QUEUED_RUNS_PER_USER = env_int("QUOTA_QUEUED_RUNS_PER_USER", 5)
 QUOTA_RUNS_PER_USER_PER_DAY = env_int("QUOTA_RUNS_PER_USER_PER_DAY", 50)
+# Worker time an account's runs may take in any 24 hours (the phases' own durations: a retry
+# the machine caused is not charged). Spent, a new run waits until older ones turn a day old.
+QUOTA_WORKER_SECONDS_PER_USER_PER_DAY = env_int("QUOTA_WORKER_SECONDS_PER_USER_PER_DAY", 7200)
 RATE_LIMIT_SIGNUPS_PER_IP = env_rate("RATE_LIMIT_SIGNUPS_PER_IP", "5/h")
 RATE_LIMIT_LOGINS_PER_IP = env_rate("RATE_LIMIT_LOGINS_PER_IP", "20/10m")
 RATE_LIMIT_UPLOADS_PER_IP = env_rate("RATE_LIMIT_UPLOADS_PER_IP", "60/h")
