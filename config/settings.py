@@ -216,6 +216,9 @@ QUOTA_WORKER_SECONDS_PER_USER_PER_DAY = env_int("QUOTA_WORKER_SECONDS_PER_USER_P
 RATE_LIMIT_SIGNUPS_PER_IP = env_rate("RATE_LIMIT_SIGNUPS_PER_IP", "5/h")
 RATE_LIMIT_LOGINS_PER_IP = env_rate("RATE_LIMIT_LOGINS_PER_IP", "20/10m")
 RATE_LIMIT_UPLOADS_PER_IP = env_rate("RATE_LIMIT_UPLOADS_PER_IP", "60/h")
+# Boards under weights no one asked for yet (each costs a web process a board's arithmetic);
+# a board already computed is not counted.
+RATE_LIMIT_CUSTOM_BOARDS_PER_IP = env_rate("RATE_LIMIT_CUSTOM_BOARDS_PER_IP", "30/10m")
 # How many reverse proxies in front of the site append to X-Forwarded-For; 0 trusts only the
 # socket's address (a client can write any X-Forwarded-For it likes).
 RATE_LIMIT_PROXY_COUNT = env_int("RATE_LIMIT_PROXY_COUNT", 0)
