@@ -10,6 +10,7 @@ from django.contrib import admin
 from django.test import Client
 from django.urls import reverse
 
+from leaderboard.accounts.tokens import create_token
 from tests.base import WorldTestCase, make_run
 
 FORM = "application/x-www-form-urlencoded"
@@ -89,12 +90,14 @@ class UnreadableFormsTest(WorldTestCase):
         response = self.post(client, reverse("login"), body, FORM)
         self.assertEqual(response.status_code, 400)
 
-    def test_the_api_answers_an_unreadable_form_in_its_json_shape(self):
-        client = Client(raise_request_exception=False)
-        response = client.generic("POST", reverse("api_runs"), b"task=spin",
-                                  content_type=f"{FORM}; charset=latin1")  # fmt: skip
-        self.assertEqual(response.status_code, 400)
-        self.assertEqual(response.json()["error"]["code"], "bad_request")
+    def test_the_api_answers_a_form_in_another_charset_in_its_json_shape(self):
+        raw, _ = create_token(self.alice, "ci")
+        client = Client(raise_request_exception=False, HTTP_AUTHORIZATION=f"Bearer {raw}")
+        for kind in (FORM, "multipart/form-data; boundary=x"):
+            response = client.generic("POST", reverse("api_runs"), b"task=spin\xff",
+                                      content_type=f"{kind}; charset=latin1")  # fmt: skip
+            self.assertEqual(response.status_code, 400)
+            self.assertEqual(response.json()["error"]["code"], "invalid_json")
 
     def test_a_utf8_form_still_works(self):
         client = self.client_for("anonymous")

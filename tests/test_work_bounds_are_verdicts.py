@@ -23,28 +23,10 @@ from evaluation.phases.runtime import check_runtime
 from leaderboard.models import Run
 from leaderboard.scoring.jobs import evaluate_run
 from tests.base import make_model, make_run
-from tests.conformance_support import spin_spec
 from tests.test_job_lifecycle import spin_task
+from tests.work_bound_support import PRINTER, WIDE_CFG, WIDE_INIT, with_definitions
 
 pytestmark = pytest.mark.tla
-
-NATURALS = ("EXTENDS TLC, FiniteSets", "EXTENDS TLC, FiniteSets, Naturals")
-WIDE_INIT = (
-    "WideInit ==\n"
-    "  /\\ lockState \\in 1..2000000000\n"
-    '  /\\ pc = [t \\in Threads |-> "idle"]\n'
-    '  /\\ callType = [t \\in Threads |-> "none"]\n\n'
-)
-WIDE_CFG = "INIT WideInit\nNEXT Next\n"
-PRINTER = (
-    f'BigString == "{"x" * 3900}"\nBig == [i \\in 1..12000 |-> BigString]\nASSUME PrintT(Big)\n\n'
-)
-
-
-def with_definitions(definitions: str) -> str:
-    text = spin_spec().replace(*NATURALS, 1).replace("\nInit ==", f"\n{definitions}Init ==", 1)
-    assert definitions in text  # the reference still has the shape this edit expects
-    return text
 
 
 @pytest.mark.django_db

@@ -61,22 +61,16 @@ def check_quota(user: User) -> None:
 
 def worker_seconds(user: User, since: datetime) -> list[tuple[datetime, float]]:
     """(created_at, worker seconds) of `user`'s runs created since `since`, oldest first: the
-    durations its phases recorded, and for a run being scored the time since it started."""
-    now = timezone.now()
+    durations their phases recorded. A phase is charged when it ends: a run whose worker died
+    is not charged for the time the reaper takes to notice."""
     runs = (
         Run.objects.owned_by(user)
         .filter(created_at__gte=since)
         .annotate(phases=Sum("phase_results__duration_seconds"))
         .order_by("created_at")
-        .values_list("created_at", "phases", "status", "started_at")
+        .values_list("created_at", "phases")
     )
-    spent = []
-    for created, phases, status, started in runs:
-        seconds = float(phases or 0.0)
-        if status == Run.Status.RUNNING and started is not None:
-            seconds = max(seconds, (now - started).total_seconds())
-        spent.append((created, seconds))
-    return spent
+    return [(created, float(phases or 0.0)) for created, phases in runs]
 
 
 def check_worker_budget(user: User) -> None:

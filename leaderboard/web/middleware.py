@@ -67,13 +67,13 @@ def unreadable_body_as_400(get_response: GetResponse) -> GetResponse:
     Left to Django, the CSRF check is the first to read the form; its error goes to the 400
     handler, which re-runs the CSRF check (Django's handlers are `requires_csrf_token`), which
     reads the form again and raises again: a 500. A form that failed here never reaches them.
-    The raw body is read first so a JSON view can still read it after the form parse.
+    The API is left alone: its views read the raw body as JSON (which a parsed multipart would
+    have consumed) and never the form, and they are exempt from the CSRF check.
     """
 
     def middleware(request: HttpRequest) -> HttpResponseBase:
-        if request.method == "POST" and request.content_type in FORM_TYPES:
+        if request.method == "POST" and request.content_type in FORM_TYPES and not is_api(request):
             try:
-                request.body  # noqa: B018 (read and kept: the form is parsed from it)
                 request.POST  # noqa: B018 (parsed and kept for every later reader)
             except UNREADABLE as error:
                 logger.info("unreadable form body on %s: %r", request.path, error)
