@@ -57,6 +57,9 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "leaderboard.web.middleware.content_security_policy",
     "leaderboard.web.middleware.body_size_cap",
+    # Before anything reads a form or the admin's query (both answer 400 rather than a 500).
+    "leaderboard.web.middleware.unreadable_body_as_400",
+    "leaderboard.web.middleware.no_nul_in_admin_queries",
     "leaderboard.web.middleware.api_errors_as_json",
     "leaderboard.web.outage.DatabaseOutageAs503",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -207,9 +210,15 @@ EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.Emai
 # or "off".
 QUOTA_QUEUED_RUNS_PER_USER = env_int("QUOTA_QUEUED_RUNS_PER_USER", 5)
 QUOTA_RUNS_PER_USER_PER_DAY = env_int("QUOTA_RUNS_PER_USER_PER_DAY", 50)
+# Worker time an account's runs may take in any 24 hours (the phases' own durations: a retry
+# the machine caused is not charged). Spent, a new run waits until older ones turn a day old.
+QUOTA_WORKER_SECONDS_PER_USER_PER_DAY = env_int("QUOTA_WORKER_SECONDS_PER_USER_PER_DAY", 7200)
 RATE_LIMIT_SIGNUPS_PER_IP = env_rate("RATE_LIMIT_SIGNUPS_PER_IP", "5/h")
 RATE_LIMIT_LOGINS_PER_IP = env_rate("RATE_LIMIT_LOGINS_PER_IP", "20/10m")
 RATE_LIMIT_UPLOADS_PER_IP = env_rate("RATE_LIMIT_UPLOADS_PER_IP", "60/h")
+# Boards under weights no one asked for yet (each costs a web process a board's arithmetic);
+# a board already computed is not counted.
+RATE_LIMIT_CUSTOM_BOARDS_PER_IP = env_rate("RATE_LIMIT_CUSTOM_BOARDS_PER_IP", "30/10m")
 # How many reverse proxies in front of the site append to X-Forwarded-For; 0 trusts only the
 # socket's address (a client can write any X-Forwarded-For it likes).
 RATE_LIMIT_PROXY_COUNT = env_int("RATE_LIMIT_PROXY_COUNT", 0)

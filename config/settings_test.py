@@ -11,7 +11,12 @@ os.environ.setdefault("SECRET_KEY", "test-only-not-secret")
 os.environ.setdefault("DEBUG", "1")
 # Every test client comes from 127.0.0.1, and the local-memory cache outlives a test: per-address
 # limits would make unrelated tests fail by their order. tests/test_rate_limits.py turns each on.
-for _name in ("RATE_LIMIT_SIGNUPS_PER_IP", "RATE_LIMIT_LOGINS_PER_IP", "RATE_LIMIT_UPLOADS_PER_IP"):
+for _name in (
+    "RATE_LIMIT_SIGNUPS_PER_IP",
+    "RATE_LIMIT_LOGINS_PER_IP",
+    "RATE_LIMIT_UPLOADS_PER_IP",
+    "RATE_LIMIT_CUSTOM_BOARDS_PER_IP",
+):
     os.environ.setdefault(_name, "off")
 
 from config.settings import *  # noqa: E402,F403

@@ -148,6 +148,16 @@ class RuntimeDetails(RuntimeSettings, CommonDetails, total=False):
     deadlock_found: TlcError
     observed: list[str]  # the schema variables whose change makes a step count
     compared_printed_values: bool  # `#` raised on values of two kinds: printed values compared
+    work_bound: WorkBound  # the spec's own evaluation exceeded it: the verdict, P2 = 0
+
+
+class WorkBound(TypedDict):
+    """A work bound the spec's own evaluation exceeded (issue 35): a verdict on the first
+    attempt, never a retry. kind: `states_generated` (TLC counted them, initial states included)
+    or `cpu_seconds` (what TLC cannot count: one expression's evaluation, an ASSUME)."""
+
+    kind: Literal["states_generated", "cpu_seconds"]
+    bound: float
 
 
 class RuntimeActionDetail(TypedDict):

@@ -276,7 +276,12 @@ def work_bounds(contract: Contract) -> dict[str, Any]:
     }
     return {
         "syntax": "none: SANY cannot be bounded by work (a safety net reached is no verdict)",
-        "runtime": {**runtime_region, "seed": contract.budget("runtime", "seed")},
+        "runtime": {
+            **runtime_region,
+            "seed": contract.budget("runtime", "seed"),
+            "max_generated": runtime.MAX_GENERATED,
+            "work_cpu_seconds": runtime.WORK_CPU_SECONDS,
+        },
         "conformance": {
             **{
                 key: contract.budget("conformance", key)

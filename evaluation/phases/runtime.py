@@ -31,10 +31,17 @@ P2 = actions that count / actions not left out.
 from __future__ import annotations
 
 import re
+import secrets
 import time
 from typing import Any
 
-from evaluation.details import RuntimeActionDetail, RuntimeDetails, RuntimeSettings, TlcError
+from evaluation.details import (
+    RuntimeActionDetail,
+    RuntimeDetails,
+    RuntimeSettings,
+    TlcError,
+    WorkBound,
+)
 from evaluation.inputs import adapter_text
 from evaluation.inputs.adapter_check import called_operators
 from evaluation.inputs.contracts import Adapter, Contract, adapter_with_cfg
@@ -61,6 +68,19 @@ from evaluation.tla.splitter import Listing
 # Every name P2 generates beside the spec is `_<stem>_<nonce>` (`firing.Observer.name`), so no
 # identifier or module name of a spec can collide with one; these are the stems.
 WRAPPER = "Runtime"
+# The scorer's own work bounds on P2 (issue 35), beside the contract's depth and max_states: a
+# spec whose evaluation exceeds one gets a verdict on its first attempt (P2 = 0, `work_bound` in
+# the details), never a retry. TLC counts the states it generates (initial states included:
+# the distinct-states constraint prunes them but TLC still enumerates every one) in a register
+# of a generated module; what TLC cannot count (an ASSUME, a constant, one state's guard) is
+# bounded by the JVM's own CPU seconds, spent over all of P2's runs. Honest specs are far
+# below both (the reference specs: a few thousand states, a few CPU seconds); the CPU bound is
+# half P2's default 300 s net, so on a machine twice as loaded the verdict still comes first.
+WORK = "RuntimeWork"
+WORK_COUNT = "WorkCount"
+WORK_REGISTER = 0  # the marks module uses registers 1.. (`firing.marks_module`)
+MAX_GENERATED = 2_000_000
+WORK_CPU_SECONDS = 150.0
 # TLC writes positions two ways: "line 8, col 3 to line 8, col 9 of module M" in error texts and
 # "Line 8, column 3 to line 8, column 9 in M" in the nested-expression list (TLC_NESTED_EXPRESSION).
 _LOC = re.compile(
@@ -126,6 +146,8 @@ def check_runtime(
     # The probe explores nothing: its coverage report is TLC's decomposition of Next, which
     # says where each action is in the spec so that its steps can be watched.
     probe = runs.run(spec_text, None, probe=True)
+    if runs.exceeded is not None:
+        return _over_work_bound(probe, runs.exceeded, details, started)
     universe = _coverage(probe.messages, module)
     name_inline(universe or [], spec_text, listing)
     # No decomposition: TLC stopped before exploring (a parse error, Init, an ASSUME); the
@@ -145,6 +167,8 @@ def check_runtime(
             runs.count,
             run.flags,
         )
+        if runs.exceeded is not None:
+            return _over_work_bound(run, runs.exceeded, details, started)
         coverage = _coverage(run.messages, module)
         universe = universe if universe is not None else coverage
         if (
@@ -222,6 +246,10 @@ class _Runs:
         self.safety_net = limits.wall_seconds
         self.count = 0
         self.safe = False
+        # The work module's Assert names this nonce, which no submitted text can know.
+        self.nonce = f"_work_{secrets.token_hex(6)}"
+        self.cpu_left = WORK_CPU_SECONDS
+        self.exceeded: WorkBound | None = None
 
     def run(self, text: str, tags: dict[int, CoveredAction] | None, probe: bool = False) -> ToolRun:
         self.count += 1
@@ -230,8 +258,10 @@ class _Runs:
             # No run is started past the net: one more short run could still decide the phase.
             safety_net_reached("runtime", self.safety_net, "no time left for its next TLC run")
         self.limits.wall_seconds = left
+        self.limits.work_cpu_seconds = max(self.cpu_left, 0.5)
         watched = tags is not None
-        modules = {self.module: text}
+        work = self.observer.name(WORK)
+        modules = {self.module: text, work: work_module(self.observer, self.nonce, MAX_GENERATED)}
         if tags is not None:
             modules.update(
                 firing.modules(self.observer, self.module, self.adapter, tags, self.spec, self.safe)
@@ -242,14 +272,59 @@ class _Runs:
         modules.update(spec_first(root, self.module, wrapper))
         cfg = _cfg(self.settings, self.adapter, names)
         cfg += firing.cfg_line(self.observer) + "\n" if watched else ""
-        trusted = (self.observer.marks_module,) if watched else ()
+        trusted = (work, self.observer.marks_module) if watched else (work,)
         # The spec's own text is scanned through its parse; an instrumented copy is parsed anew.
         spec = self.spec if text == self.spec.text else None
         run = sandbox.run_tlc(
             modules, root, cfg, self.args, self.limits, spec=spec, trusted=trusted
         )
+        self.cpu_left -= run.cpu_seconds or 0.0
+        if run.work_exceeded:
+            self.exceeded = {"kind": "cpu_seconds", "bound": WORK_CPU_SECONDS}
+        elif any(self.nonce in m.text for m in msg.errors(run.messages)):
+            self.exceeded = {"kind": "states_generated", "bound": MAX_GENERATED}
         raise_if_timed_out("runtime", run, self.safety_net)
         return run
+
+
+def work_module(names: firing.Observer, nonce: str, max_generated: int) -> str:
+    """Counts every state TLC generates (the constraint is evaluated on each, initial ones
+    included) and stops TLC with the nonce past `max_generated`. Integers and the nonce only:
+    the one generated module besides the marks that may use TLCSet."""
+    r = WORK_REGISTER
+    return "\n".join(
+        [
+            f"---- MODULE {names.name(WORK)} ----",
+            "EXTENDS TLC, Naturals",
+            f"ASSUME TLCSet({r}, 0)",
+            f"{names.name(WORK_COUNT)} == TLCSet({r}, TLCGet({r}) + 1)",
+            f'  /\\ (TLCGet({r}) <= {int(max_generated)} \\/ Assert(FALSE, "{nonce}"))',
+            "====",
+            "",
+        ]
+    )
+
+
+def _over_work_bound(
+    run: ToolRun, exceeded: WorkBound, details: RuntimeDetails, started: float
+) -> PhaseOutcome:
+    """The spec's own evaluation went past a work bound: P2 = 0 on this first attempt."""
+    what = {
+        "states_generated": f"{int(exceeded['bound']):,} states generated (initial states "
+        "included)",
+        "cpu_seconds": f"{exceeded['bound']:g} CPU seconds of TLC's own evaluation (an ASSUME, "
+        "a constant or one state's guard; the time other processes took is not counted)",
+    }[exceeded["kind"]]
+    details["work_bound"] = exceeded
+    details["exit_code"] = run.exit_code
+    details["completed"] = False
+    details["error"] = {
+        "message": f"The spec's evaluation exceeds the work bound of {what}.",
+        "codes": [],
+        "trace": [],
+        "note": run.note,
+    }
+    return _outcome("error", 0.0, details, [], started)
 
 
 def _explain_assumptions(
@@ -383,7 +458,11 @@ def _wrapper(
 ) -> str:
     # The bound needs `<` even when the spec does not EXTEND Naturals.
     watch = f", {names.watch_module}" if watched else ""
-    lines = [f"---- MODULE {names.name(WRAPPER)} ----", f"EXTENDS {module}, TLC, Naturals{watch}"]
+    work = names.name(WORK)
+    lines = [
+        f"---- MODULE {names.name(WRAPPER)} ----",
+        f"EXTENDS {module}, TLC, Naturals, {work}{watch}",
+    ]
     helpers = _helpers(names)
     # The watcher declares the model values when it is there (the wrapper EXTENDS it).
     lines += adapter_text.prelude(adapter, helpers, declare=not watched)
@@ -395,7 +474,7 @@ def _wrapper(
         bound = names.name(PROBE_BOUND)
         lines.append(f'{bound} == TLCGet("level") < 0')
     lines.append(bound_definition(names.name("Bound"), settings["depth"], settings["max_states"]))
-    lines.append(f"{names.name('Constraint')} == {bound}")
+    lines.append(f"{names.name('Constraint')} == {names.name(WORK_COUNT)} /\\ {bound}")
     return "\n".join(lines + ["===="]) + "\n"
 
 

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
+from dataclasses import dataclass
 
 from evaluation.inputs.contracts import Adapter, Contract, identity_action
 from evaluation.tla import unicode
 from evaluation.tla.messages import lines_in
 from evaluation.tla.sandbox.calls import run_sany
-from evaluation.tla.sandbox.limits import Limits
+from evaluation.tla.sandbox.limits import Limits, ToolRun
 from evaluation.tla.sandbox.precheck import precheck_spec
 from evaluation.tla.spectext import split_call
 from evaluation.tla.splitter import Listing, list_module
@@ -37,22 +38,46 @@ def first_problem(
     """The first problem found in a decoded spec, or "" (the cheap pre-scan comes first, so the
     parser never sees a text that would make it slow). Every check after the pre-scan reads the
     spec as the scorer does, its Unicode symbols spelled in ASCII (`read_spec`)."""
+    return first_finding(text, contract, adapter, names=names, sany_limits=sany_limits).message
+
+
+@dataclass(frozen=True)
+class Finding:
+    """The lint's first problem ("" when none) and whether it is SANY's rejection of a spec
+    every other check passed: such a spec can still be scored (P1 partial, the later phases
+    not reached), so a submitter may ask for that; any other problem stops the upload."""
+
+    message: str = ""
+    sany_rejected: bool = False
+
+
+def first_finding(
+    text: str,
+    contract: Contract,
+    adapter: Adapter | None = None,
+    *,
+    names: bool = True,
+    sany_limits: Limits = SANY_LIMITS,
+) -> Finding:
     text, problem = read_spec(text)
     if problem:
-        return problem
+        return Finding(problem)
     listing = list_module(text)
     # The spec keeps its own module name (`1_mutex`): the scorer uses it in every phase.
     headers = listing.modules or written_headers(text)
     module = headers[0] if len(headers) == 1 else contract.module
-    return (
+    problem = (
         check_module(listing, contract.module, text)
         or check_forbidden(listing)
         or check_extends(listing, contract.extends_allowed)
         or check_not_empty(listing)
         or (names and check_contract_names(listing, contract, adapter))
         or check_precheck(text, contract, module)
-        or check_sany(text, module, sany_limits)
     )
+    if problem:
+        return Finding(problem)
+    run = run_sany({module: text}, module, sany_limits)
+    return Finding(sany_problem(run, sany_limits), sany_rejected=run.status == "error")
 
 
 def read_spec(text: str) -> tuple[str, str]:
@@ -187,8 +212,7 @@ def check_precheck(text: str, contract: Contract, module: str) -> str:
     return f"The spec cannot be scored: {'; '.join(reasons)}." if reasons else ""
 
 
-def check_sany(text: str, module: str, limits: Limits = SANY_LIMITS) -> str:
-    run = run_sany({module: text}, module, limits)
+def sany_problem(run: ToolRun, limits: Limits) -> str:
     if run.status == "ok":
         return ""
     if run.status == "timeout":

@@ -7,7 +7,9 @@ its own process group, killed whole at the deadline. A timeout or a crash refuse
 is a status, never a pass.
 
 Protocol: one JSON object on stdin {"task", "tasks_dir", "spec", "adapter", "cfg", "seconds"},
-one on stdout {"spec", "adapter", "cfg"}: each a message, or "" when that input is fine.
+one on stdout {"spec", "adapter", "cfg"}: each a message, or "" when that input is fine, and
+"spec_sany_rejected": true when the spec's message is SANY's rejection of a spec every other
+check passed (such a spec may still be scored: `lint.Finding`).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ class CheckOutcome:
     adapter: str = ""
     seconds: float = 0.0
     cfg: str = ""
+    spec_sany_rejected: bool = False
 
 
 def check_isolated(
@@ -77,7 +80,11 @@ def check_isolated(
     try:
         answer = json.loads(out)
         return CheckOutcome(
-            str(answer["spec"]), str(answer["adapter"]), elapsed, str(answer["cfg"])
+            str(answer["spec"]),
+            str(answer["adapter"]),
+            elapsed,
+            str(answer["cfg"]),
+            answer.get("spec_sany_rejected") is True,
         )
     except (ValueError, KeyError, TypeError):
         tail = err.decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
@@ -91,7 +98,7 @@ def check_isolated(
 def _answer(request: dict[str, Any]) -> dict[str, Any]:
     deadline = time.monotonic() + float(request["seconds"]) - SANY_MARGIN_SECONDS
     contract = load_contract(request["task"], request["tasks_dir"])
-    answer = {"spec": "", "adapter": "", "cfg": ""}
+    answer: dict[str, Any] = {"spec": "", "adapter": "", "cfg": ""}
     adapter = None
     try:
         adapter = parse_adapter(request["adapter"], contract)
@@ -110,9 +117,10 @@ def _answer(request: dict[str, Any]) -> dict[str, Any]:
     sany_wall = max(1.0, min(lint.SANY_LIMITS.wall_seconds, deadline - time.monotonic()))
     limits = replace(lint.SANY_LIMITS, wall_seconds=sany_wall)
     # With a broken adapter the names it would map are unknown: check them once it is fixed.
-    answer["spec"] = lint.first_problem(
+    finding = lint.first_finding(
         request["spec"], contract, adapter, names=adapter is not None, sany_limits=limits
     )
+    answer["spec"], answer["spec_sany_rejected"] = finding.message, finding.sany_rejected
     return answer
 
 

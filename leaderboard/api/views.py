@@ -52,6 +52,8 @@ DISCLOSURE_NUMBERS = (
     "cost_usd",
 )
 DISCLOSURE_TEXTS = ("generated_by", "generated_on")
+# true: a spec whose only problem is that SANY rejects it is scored anyway (as the form's box).
+SCORE_ANYWAY = "score_anyway"
 
 P = ParamSpec("P")
 RUNS_PER_PAGE = 50
@@ -94,6 +96,8 @@ def _type_errors(payload: dict[str, object]) -> dict[str, list[str]]:
             if k in payload and not _is_number(payload[k])
         }
     )
+    if payload.get(SCORE_ANYWAY) not in (None, True, False):
+        wrong[SCORE_ANYWAY] = ["Must be true or false."]
     return wrong
 
 
@@ -104,6 +108,8 @@ def _form_data(payload: dict[str, object]) -> dict[str, str]:
         if value is not None:
             # The form's own fields validate it, so the API and the page give the same errors.
             data[k] = str(value)
+    if payload.get(SCORE_ANYWAY) is True:
+        data[SCORE_ANYWAY] = "on"
     return data
 
 
@@ -194,6 +200,11 @@ def _create_run(request: HttpRequest, user: User) -> HttpResponse:
     run = form.is_valid() and submit(form, user)
     if not run:
         errors = {field: [str(e) for e in errs] for field, errs in form.errors.items()}
+        if form.offer_score_anyway:
+            # The one problem is SANY's: the same upload with "score_anyway": true is scored.
+            return api_error(400, "SANY rejects the spec; send it again with "
+                             '"score_anyway": true to have it scored as it is.', errors,
+                             code="sany_rejected", score_anyway=True)  # fmt: skip
         return api_error(400, "The upload did not pass the check.", errors, code="invalid")
     body = {"id": run.pk, "status": run.status, "urls": _links(request, run)}
     return JsonResponse(body, status=201)

@@ -8,7 +8,7 @@ which stored material a view reads and where the result is kept.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from django.core.cache import cache
 
@@ -33,6 +33,11 @@ from leaderboard.models import Release, Task
 
 _LOCAL_BOARDS = LocalMemo()
 _CACHE_SECONDS = 600
+# Boards under a visitor's own weights: any number of weight vectors can be asked for, so they
+# are kept here only, at most this many per process, and never in the shared cache, whose Redis
+# also holds the job queue (issue 35: one key per ?w= value piled up there).
+CUSTOM_BOARDS_KEPT = 32
+_CUSTOM_BOARDS = LocalMemo(CUSTOM_BOARDS_KEPT)
 
 
 def is_default_view(weights: Weights, policy: str, published: str) -> bool:
@@ -81,6 +86,7 @@ def forget_cached_boards() -> None:
     """Drop this process's boards and the shared cache's: what a bench does to time a cold
     board (the stored cells stay; only the computed boards go)."""
     _LOCAL_BOARDS.clear()
+    _CUSTOM_BOARDS.clear()
     cache.clear()
 
 
@@ -89,10 +95,14 @@ def get_board(
     policy: str = DEFAULT_POLICY,
     published: str = DEFAULT_TABLE,
     release: Release | None = None,
+    before_computing: Callable[[], None] | None = None,
 ) -> Board:
     """The board under `weights` (default: the published table's), the policy and the table,
     cached with its intervals; `official_rank` maps model id -> rank under the table's own
-    weights so callers can show how a re-weighting moves each model."""
+    weights so callers can show how a re-weighting moves each model.
+
+    `before_computing` is called before a board under custom weights is computed (not when it
+    is at hand): a view counts it against the client's rate of costly reads, and may raise."""
     check_choice(policy, published)
     normalised = table_weights(weights, published)
     scope = store.scope_of(release)
@@ -101,12 +111,22 @@ def get_board(
     version = store.ensure(scope)
     parts = f"{scope}:{version}:{normalised}:{policy}:{published}"
     key = "board:" + hashlib.sha256(parts.encode()).hexdigest()
-    board: Board | None = _LOCAL_BOARDS.get(key) or cache.get(key)
+    custom = normalised != table_weights(None, published)
+    if custom:
+        found: Board | None = _CUSTOM_BOARDS.get(key)
+        if found is not None:
+            return found
+        if before_computing is not None:
+            before_computing()
+    board: Board | None = None if custom else _LOCAL_BOARDS.get(key) or cache.get(key)
     if board is None:
         board = board_of_scope(scope, normalised, policy, published)
         board.key = key
-        official = board if not board.custom else get_board(None, policy, published, release)
+        official = board if not custom else get_board(None, policy, published, release)
         board.official_rank = dict(zip(official.rows.model_id, official.rows["rank"], strict=True))
+        if custom:
+            _CUSTOM_BOARDS.set(key, board)
+            return board
         cache.set(key, board, _CACHE_SECONDS)
     _LOCAL_BOARDS.set(key, board)
     return board

@@ -6,6 +6,7 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
@@ -30,6 +31,7 @@ from leaderboard.releases.views import board_release
 from leaderboard.runs import disclosure
 from leaderboard.tasks.info import contract_info, render_markdown, trace_status
 from leaderboard.web.csv_safe import safe_cell
+from leaderboard.web.ratelimit import Limited, client_ip, hit, too_many_requests
 from leaderboard.web.rounding import percent_text
 
 RUNS_SHOWN = 50
@@ -48,12 +50,31 @@ def _board_query(request: HttpRequest) -> tuple[BoardQueryForm, Board, list[dict
     weights, policy, published = form.value("w"), form.value("policy"), form.value("published")
     default = weights is None and policy == DEFAULT_POLICY and published == DEFAULT_TABLE
     # The default board is the one just read: no second look at the cache and the runs' stamp.
-    board = official if default else get_board(weights, policy, published, release)
+    board = (
+        official
+        if default
+        else get_board(
+            weights, policy, published, release, before_computing=lambda: count_costly_read(request)
+        )
+    )
     rows = tables.filter_rows(tables.leaderboard_rows(board), form.value("kind"), form.value("org"))
     return form, board, tables.sort_rows(rows, form.value("sort"))
 
 
+def count_costly_read(request: HttpRequest) -> None:
+    """A board under the visitor's own weights is computed for them: count it against their
+    address's rate (raises Limited)."""
+    hit("board", client_ip(request), settings.RATE_LIMIT_CUSTOM_BOARDS_PER_IP)
+
+
 def leaderboard(request: HttpRequest) -> HttpResponse:
+    try:
+        return _leaderboard(request)
+    except Limited as limited:
+        return too_many_requests(request, limited)
+
+
+def _leaderboard(request: HttpRequest) -> HttpResponse:
     form, board, ranked = _board_query(request)
     # Ranks and rank ranges are the full board's; only the rendering is one page of it.
     page = paging.window(ranked, form.value("page"), request.GET, paging.MODELS_PER_PAGE)
@@ -131,7 +152,11 @@ def _export_record(r: dict[str, Any]) -> dict[str, Any]:
 def leaderboard_export(request: HttpRequest, fmt: str) -> HttpResponse | StreamingHttpResponse:
     """One page of the board (`?page=`, the first by default), or with `?page=all` every row,
     streamed row by row so that a large board's download starts at once."""
-    form, board, rows = _board_query(request)
+    try:
+        form, board, rows = _board_query(request)
+    except Limited as limited:
+        # A 429 that reads as the format asked for (the API's shape for JSON).
+        return too_many_requests(request, limited, as_json=fmt == "json")
     number = form.value("page")
     page = paging.window(rows, number, request.GET, paging.MODELS_PER_PAGE) if number else None
     shown = rows if page is None else page.items

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from datetime import date, timedelta
 from decimal import Decimal
 from typing import Any
@@ -10,7 +11,7 @@ from django import forms
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.validators import ProhibitNullCharactersValidator
-from django.db.models import Model
+from django.db.models import Model, QuerySet
 from django.http import QueryDict
 from django.utils import timezone
 from django.utils.text import slugify
@@ -18,6 +19,23 @@ from django.utils.text import slugify
 from evaluation.surface import unstorable
 from leaderboard.models import ModelUnderTest, Run, Task
 from leaderboard.submit.lint import lint_upload, too_big
+
+
+def folded(name: str) -> str:
+    """A display name as a reader tells names apart: compatibility forms (NFKC), case, and
+    letters and digits only ("Gemini 3.1 Pro", "gemini-3-1 PRO" and "Gemini 31 Pro" are one)."""
+    return "".join(c for c in unicodedata.normalize("NFKC", name).casefold() if c.isalnum())
+
+
+def name_taken(name: str, models: QuerySet[ModelUnderTest] | None = None) -> bool:
+    """Whether a model's slug is `name`'s or its display name folds to `name`'s: a new model
+    may not take it, so no page or picker shows two models a reader cannot tell apart (issue
+    35). Slugs differ where readers do not look (a hyphen), so the names are compared too."""
+    models = ModelUnderTest.objects.all() if models is None else models
+    if models.filter(slug=slugify(name)).exists():
+        return True
+    wanted = folded(name)
+    return any(folded(n) == wanted for n in models.values_list("name", flat=True))
 
 
 class SafeModelChoiceField(forms.ModelChoiceField):
@@ -178,10 +196,17 @@ class SubmitForm(DisclosureFields):
     adapter_text = _pasted_text("…or paste the adapter", rows=6)
     cfg_file = forms.FileField(required=False, label="Config file (.cfg, optional)")
     cfg_text = _pasted_text("…or paste the .cfg", rows=4)
+    score_anyway = forms.BooleanField(
+        required=False,
+        label="Score it anyway",
+        help_text="A spec SANY rejects is still an attempt: it is scored (partial syntax credit, "
+        "the later phases not reached) and counts in its model's cell like any run.",
+    )
 
     def __init__(self, *args: Any, user: User, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.user = user
+        self.offer_score_anyway = False
         # Only the submitter's own models are choices, so another account's slug is refused.
         model = self.fields["model"]
         assert isinstance(model, forms.ModelChoiceField)  # declared above
@@ -207,6 +232,10 @@ class SubmitForm(DisclosureFields):
             shown = self.data.copy() if isinstance(self.data, QueryDict) else dict(self.data)
             shown["spec_text"] = result.spec_text
             self.data = shown
+        # The check still warns first; asked again, a spec only SANY rejects is scored as it is.
+        self.offer_score_anyway = result.sany_rejected and set(result.errors) == {"spec"}
+        if self.offer_score_anyway and data.get("score_anyway"):
+            result.errors.pop("spec")
         for key, messages in result.errors.items():
             cfg_field = "cfg_file" if data.get("cfg_file") else "cfg_text"
             target = {"spec": spec_field, "adapter": "adapter_text", "cfg": cfg_field}.get(key, key)
@@ -226,9 +255,9 @@ class SubmitForm(DisclosureFields):
             self.add_error("new_model_organisation", "Say which organisation made the model.")
         if not slugify(name):
             self.add_error("new_model_name", "Use at least one letter or digit in the name.")
-        elif ModelUnderTest.objects.submittable_by(self.user).filter(slug=slugify(name)).exists():
+        elif name_taken(name, ModelUnderTest.objects.submittable_by(self.user)):
             self.add_error("new_model_name", f"You have a model {name!r} already: pick it above.")
-        elif ModelUnderTest.objects.filter(slug=slugify(name)).exists():
+        elif name_taken(name):
             # The same words whoever holds the name: saying "another account's" would confirm
             # that a model no run of which is public exists.
             self.add_error(

@@ -23,6 +23,8 @@ from leaderboard.submit.lint_slots import lint_slot
 class LintResult:
     spec_text: str = ""
     errors: dict[str, list[str]] = field(default_factory=dict)
+    # The spec's one problem is that SANY rejects it: it may still be scored, if asked for.
+    sany_rejected: bool = False
 
     def add(self, field_name: str, message: str) -> None:
         self.errors.setdefault(field_name, []).append(message)
@@ -66,6 +68,7 @@ def lint_upload(
                 cfg=cfg_text,
             )
         message, adapter_message, cfg_message = outcome.spec, outcome.adapter, outcome.cfg
+        result.sany_rejected = outcome.spec_sany_rejected
     if message:
         result.add("spec", message)
     if adapter_message:

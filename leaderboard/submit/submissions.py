@@ -9,13 +9,14 @@ other, so neither can slip past a quota the other is about to fill. Other accoun
 from __future__ import annotations
 
 import math
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
+from django.db.models import Sum
 from django.utils import timezone
 
 from leaderboard.models import Run
@@ -55,6 +56,44 @@ def check_quota(user: User) -> None:
             f"{daily_limit} a day.",
             seconds,
         )
+    check_worker_budget(user)
+
+
+def worker_seconds(user: User, since: datetime) -> list[tuple[datetime, float]]:
+    """(created_at, worker seconds) of `user`'s runs created since `since`, oldest first: the
+    durations their phases recorded. A phase is charged when it ends: a run whose worker died
+    is not charged for the time the reaper takes to notice."""
+    runs = (
+        Run.objects.owned_by(user)
+        .filter(created_at__gte=since)
+        .annotate(phases=Sum("phase_results__duration_seconds"))
+        .order_by("created_at")
+        .values_list("created_at", "phases")
+    )
+    return [(created, float(phases or 0.0)) for created, phases in runs]
+
+
+def check_worker_budget(user: User) -> None:
+    """Raise Limited when `user`'s runs took the day's worker time: a new run waits until the
+    oldest of them turns a day old and gives its time back."""
+    budget = settings.QUOTA_WORKER_SECONDS_PER_USER_PER_DAY
+    spent = worker_seconds(user, timezone.now() - DAY)
+    total = sum(seconds for _, seconds in spent)
+    if total < budget:
+        return
+    over, frees_at = total - budget, spent[0][0] + DAY
+    for created, seconds in spent:
+        frees_at = created + DAY
+        over -= seconds
+        if over < 0:
+            break
+    wait = max(1, math.ceil((frees_at - timezone.now()).total_seconds()))
+    raise Limited(
+        f"Your runs took {total / 60:,.0f} minutes of scoring time in the last 24 hours; the "
+        f"budget is {budget / 60:,.0f} minutes a day. A new run is accepted once older runs "
+        "turn a day old.",
+        wait,
+    )
 
 
 def quota_status(user: User) -> dict[str, Any]:
@@ -65,6 +104,10 @@ def quota_status(user: User) -> dict[str, Any]:
         "queued_limit": settings.QUOTA_QUEUED_RUNS_PER_USER,
         "today": mine.filter(created_at__gte=timezone.now() - DAY).count(),
         "daily_limit": settings.QUOTA_RUNS_PER_USER_PER_DAY,
+        "worker_minutes": round(
+            sum(s for _, s in worker_seconds(user, timezone.now() - DAY)) / 60, 1
+        ),
+        "worker_budget_minutes": round(settings.QUOTA_WORKER_SECONDS_PER_USER_PER_DAY / 60, 1),
     }
 
 

@@ -7,8 +7,10 @@ import re
 from collections.abc import Callable
 
 from django.conf import settings
-from django.core.exceptions import ImproperlyConfigured
-from django.http import HttpRequest, HttpResponse, HttpResponseNotFound
+from django.contrib.contenttypes.models import ContentType
+from django.core.exceptions import BadRequest, ImproperlyConfigured, SuspiciousOperation
+from django.http import HttpRequest, HttpResponse, HttpResponseNotFound, UnreadablePostError
+from django.http.multipartparser import MultiPartParserError
 from django.http.response import HttpResponseBase
 from rq.exceptions import NoSuchJobError
 
@@ -41,6 +43,64 @@ def body_size_cap(get_response: GetResponse) -> GetResponse:
             # The unread body would otherwise be parsed as the next request on a kept-alive link.
             response["Connection"] = "close"
             return response
+        return get_response(request)
+
+    return middleware
+
+
+FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
+# What Django raises while reading or parsing a body: a charset other than UTF-8 on a form,
+# too many fields or files, a broken multipart, a body longer than it said, a dropped link.
+UNREADABLE = (BadRequest, SuspiciousOperation, MultiPartParserError, UnreadablePostError,
+              ValueError)  # fmt: skip
+
+
+def bad_request(request: HttpRequest, message: str) -> HttpResponse:
+    if is_api(request):
+        return api_error(400, message)
+    return HttpResponse(message, status=400, content_type="text/plain; charset=utf-8")
+
+
+def unreadable_body_as_400(get_response: GetResponse) -> GetResponse:
+    """Parse a POSTed form once, before anything else reads it, and answer 400 if it cannot be.
+
+    Left to Django, the CSRF check is the first to read the form; its error goes to the 400
+    handler, which re-runs the CSRF check (Django's handlers are `requires_csrf_token`), which
+    reads the form again and raises again: a 500. A form that failed here never reaches them.
+    The API is left alone: its views read the raw body as JSON (which a parsed multipart would
+    have consumed) and never the form, and they are exempt from the CSRF check.
+    """
+
+    def middleware(request: HttpRequest) -> HttpResponseBase:
+        if request.method == "POST" and request.content_type in FORM_TYPES and not is_api(request):
+            try:
+                request.POST  # noqa: B018 (parsed and kept for every later reader)
+            except UNREADABLE as error:
+                logger.info("unreadable form body on %s: %r", request.path, error)
+                return bad_request(
+                    request,
+                    "The form body cannot be read: send it as UTF-8 (no other charset), with "
+                    f"at most {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS} fields.",
+                )
+        return get_response(request)
+
+    return middleware
+
+
+ADMIN_PATHS = ("/admin/", "/django-rq/")
+
+
+def no_nul_in_admin_queries(get_response: GetResponse) -> GetResponse:
+    """The admin passes its list's query parameters (filters, search, ordering) to the database
+    as they come; PostgreSQL refuses a NUL in a string with an error, a 500. No parameter of
+    theirs can hold one: refuse it first. The site's own pages read theirs with care."""
+
+    def middleware(request: HttpRequest) -> HttpResponseBase:
+        if request.path.startswith(ADMIN_PATHS) and any(
+            "\x00" in key or any("\x00" in value for value in values)
+            for key, values in request.GET.lists()
+        ):
+            return bad_request(request, "A query parameter contains a NUL character.")
         return get_response(request)
 
     return middleware
@@ -92,6 +152,22 @@ RQ_FAKE_MODEL_PAGES = re.compile(
 )
 
 
+# The admin's "view on site" shortcut, /admin/r/<content type>/<object>/, which looks the object
+# up in its model's table: the rq dashboard's model has none (OperationalError, a 503).
+ADMIN_SHORTCUT = re.compile(r"^/admin/r/([0-9]{1,9})/")
+
+
+def _shortcut_to_a_tableless_model(request: HttpRequest) -> bool:
+    match = ADMIN_SHORTCUT.match(request.path)
+    if match is None:
+        return False
+    try:
+        model = ContentType.objects.get_for_id(int(match.group(1))).model_class()
+    except ContentType.DoesNotExist:
+        return False  # the shortcut's own 404
+    return model is not None and not model._meta.managed
+
+
 class RqDashboardLookupsAs404:
     """django-rq's staff dashboard indexes its queue list and fetches jobs without checking
     them, and its admin model has no table, so a stale or mistyped link (queue 3 of 1, a finished
@@ -101,7 +177,7 @@ class RqDashboardLookupsAs404:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
-        if RQ_FAKE_MODEL_PAGES.match(request.path):
+        if RQ_FAKE_MODEL_PAGES.match(request.path) or _shortcut_to_a_tableless_model(request):
             return HttpResponseNotFound("The rq dashboard has no such page.")
         return self.get_response(request)
 

@@ -89,6 +89,8 @@ LIMIT_MESSAGES = {
     "signup": "Too many new accounts from your address ({limit} per {period}).",
     "login": "Too many sign-in attempts from your address ({limit} per {period}).",
     "upload": "Too many uploads from your address ({limit} per {period}).",
+    "board": "Too many boards under new weights from your address ({limit} per {period}); "
+    "a board already computed is served at once.",
 }
 
 

@@ -105,6 +105,8 @@ def run_tlc(
         note,
         raw.truncated,
         jvm_flags(limits) + [f"-Xmx{limits.heap_mb}m", "-workers", "1"] + extra_args,
+        raw.cpu_seconds,
+        raw.killed_for == "work",
     )
 
 

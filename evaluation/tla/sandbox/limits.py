@@ -27,6 +27,11 @@ class Limits:
     # How much of the output's beginning is kept (its last 100 kB always are): a call whose
     # reader needs every line asks for more.
     output_head_bytes: int = OUTPUT_HEAD_BYTES
+    # The work bound for what TLC cannot count (one expression's evaluation: an ASSUME, a
+    # constant, one state's guard): the tool's own CPU seconds, which another process's load
+    # does not consume. Reached, the tool is killed and the run is the spec's verdict
+    # (`ToolRun.work_exceeded`), unlike the wall and CPU nets above, which are the machine's.
+    work_cpu_seconds: float | None = None
 
 
 @dataclass
@@ -41,3 +46,7 @@ class ToolRun:
     note: str = ""
     truncated: bool = False
     flags: list[str] = field(default_factory=list)
+    # The tool's CPU seconds (None when it was not reaped here), and whether it was killed for
+    # reaching `Limits.work_cpu_seconds`: the spec's own work, a verdict.
+    cpu_seconds: float | None = None
+    work_exceeded: bool = False

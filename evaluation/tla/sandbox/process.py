@@ -180,12 +180,16 @@ def watch(
     `watch_scratch`: scratch is a plain directory, whose size only this loop caps."""
     cap_bytes = int(limits.scratch_mb) * 1024 * 1024
     deadline = start + float(limits.wall_seconds)
-    next_scratch_check = start
+    next_scratch_check = next_work_check = start
     while reaped.poll(proc) is None:
         now = time.monotonic()
         killed_for = ""
         if now >= deadline:
             killed_for = "wall"
+        elif limits.work_cpu_seconds is not None and now >= next_work_check:
+            next_work_check = now + 0.25
+            if cpu_seconds_of(proc.pid) >= limits.work_cpu_seconds:
+                killed_for = "work"
         elif watch_scratch and now >= next_scratch_check:
             # Walking the scratch tree costs more than a poll: every 0.05 s at first, then 0.2.
             next_scratch_check = now + (0.05 if now - start < 2 else 0.2)
@@ -197,6 +201,21 @@ def watch(
         # Short sleeps: the end of a run is seen within 10 ms, as Popen.wait's own polling did.
         time.sleep(0.01)
     return ""
+
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds_of(pid: int) -> float:
+    """User + system CPU seconds of a running process, all its threads (0 once it is gone).
+    `unshare` and the launcher exec, so `pid` is the JVM's own."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0.0
+    # Fields after the command (which may hold spaces and parentheses): utime, stime are 14, 15.
+    fields = stat[stat.rindex(")") + 2 :].split()
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
 
 
 def dir_size(path: Path) -> int:

@@ -35,6 +35,11 @@ def common_status(raw: RawRun, limits: Limits) -> tuple[ToolStatus, str] | None:
     `crashed` is the machine's doing, never the spec's (`calls.py` raises it)."""
     if raw.killed_for == "wall":
         return "timeout", "wall-clock limit reached; the tool was killed"
+    if raw.killed_for == "work":
+        return "error", (
+            f"work bound reached: the tool used {limits.work_cpu_seconds:g} CPU seconds "
+            "(its own, not the machine's load); the tool was killed"
+        )
     if raw.killed_for == "scratch":
         return "error", "scratch space cap exceeded; the tool was killed"
     if raw.exit_code in (-signal.SIGXCPU, 128 + signal.SIGXCPU):
