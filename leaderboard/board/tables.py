@@ -356,15 +356,22 @@ def column_headers(
     return {"fixed": fixed, "phases": phases, "tasks": task_headers}
 
 
-def model_task_rows(board: Board, model_id: int, traced: frozenset[int] = frozenset()) -> list[Row]:
+def model_task_rows(
+    board: Board,
+    model_id: int,
+    traced: frozenset[int] = frozenset(),
+    awaiting: dict[tuple[int, int], int] | None = None,
+) -> list[Row]:
     """The model page's task × phase table, in board column order. `traced` holds the ids of
-    tasks with trace data: elsewhere a reported P3 came from the original harness."""
+    tasks with trace data: elsewhere a reported P3 came from the original harness. `awaiting`
+    (RunQuerySet.awaiting_cells) names the published runs of cells the board has not yet."""
     rows = []
     for task in board.tasks:
         cell = board.cell(model_id, task["id"])
         entry: Row = {"task": task, "url": reverse("task_detail", args=[task["slug"]])}
         if cell is None:
-            entry.update(submitted=False, text=NOT_SUBMITTED)
+            pending = (awaiting or {}).get((model_id, task["id"]))
+            entry.update(submitted=False, text=NOT_SUBMITTED, awaiting_run=pending)
         else:
             entry.update(
                 submitted=True,

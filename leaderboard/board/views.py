@@ -166,6 +166,8 @@ def _json_head(
 ) -> dict[str, Any]:
     declared = tables.declaration(board)
     return {
+        # Which release's board this is: the one `?release=` names, else the default one.
+        "release": _release_info(board_release(request)),
         "weights": dict(zip(PHASES, board.weights, strict=True)),
         "official_weights": dict(zip(PHASES, OFFICIAL_WEIGHTS, strict=True)),
         "policy": {"name": board.policy, "text": declared["policy"]},
@@ -181,6 +183,20 @@ def _json_head(
             "once to 3 in the paper's. A task with no run is null and counts 0."
         ),
         "page": _page_info(request, rows, page),
+    }
+
+
+def _release_info(named: Release | None) -> dict[str, Any] | None:
+    """The release a board shows: `named`, else the default (newest approved) one; None when no
+    release has been approved (the board of the runs scored before releases)."""
+    release = named or Release.board_default()
+    if release is None:
+        return None
+    return {
+        "name": release.name,
+        "identity": release.identity,
+        "default": named is None or release.pk == getattr(Release.board_default(), "pk", None),
+        "url": release.get_absolute_url(),
     }
 
 
@@ -283,7 +299,8 @@ def model_detail(request: HttpRequest, slug: str) -> HttpResponse:
     summary = tables.model_summary(board, model.pk)
     traced = frozenset(TraceCorpus.objects.values_list("task_id", flat=True))
     visible_runs = model.runs.visible_to(request.user)
-    task_rows = tables.model_task_rows(board, model.pk, traced)
+    awaiting = Run.objects.awaiting_cells([model.pk])
+    task_rows = tables.model_task_rows(board, model.pk, traced, awaiting)
     context = {
         "model": model,
         "summary": summary,
