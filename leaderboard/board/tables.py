@@ -161,6 +161,8 @@ def page_html(rows: list[Row], board: Board) -> list[Row]:
     return rows
 
 
+STRICT_TITLE = "tasks fully passed: every trace window and every invariant (P3 and P4 at 100)"
+
 SOURCE_TITLES = {
     "reported": "published by SysMoBench, not yet scored here",
     "verified": "every counted run was scored on this site",
@@ -189,10 +191,12 @@ def _row_html(r: Row, cells: list[Row], custom: bool) -> str:
         '<small class="rank-range" title="rank range [best, worst] from the 95% intervals">'
         "{}</small>{}</td>{}"
         '<td class="model"><a href="{}">{}</a><span class="org">{} · {}</span></td>'
-        '<td class="num overall"><strong>{}</strong><small class="ci">{}</small></td>{}{}'
+        '<td class="num overall"><strong>{}</strong><small class="ci">{}</small></td>'
+        '<td class="num strict" title="{}">{}</td>{}{}'
         '<td class="source"><span class="badge {}" title="{}">{}</span></td></tr>',
         r["slug"], tied, r["rank"], span, tie, delta, r["url"], r["name"], r["organisation"],
-        r["kind_label"], r["overall_text"], r["overall_ci_text"], phases, cells_html,
+        r["kind_label"], r["overall_text"], r["overall_ci_text"], STRICT_TITLE, r["strict_text"],
+        phases, cells_html,
         r["provenance"], SOURCE_TITLES.get(r["provenance"], ""), r["provenance"],
     )  # fmt: skip
 
@@ -271,6 +275,10 @@ def _board_row(board: Board, row: Row, url_for: RunUrl, with_html: bool = True) 
         "overall_ci_text": "" if ci is None else _interval_text(ci).removeprefix("95% CI "),
         "overall_ci_basis": row.get("overall_ci_basis"),
         "rank_range": [int(row["rank_best"]), int(row["rank_worst"])],
+        # The strict secondary figure: tasks fully passed, of all the board's tasks.
+        "strict": float(row["strict"]),
+        "strict_passed": int(row["strict_passed"]),
+        "strict_text": f"{int(row['strict_passed'])}/{len(board.tasks)}",
         "tie": bool(row["tie"]),
         "phases": [
             {
@@ -304,7 +312,7 @@ def filter_rows(rows: list[Row], kind: str, organisation: str) -> list[Row]:
 def _sort_value(row: Row, key: str) -> str | float:
     if key in TEXT_SORTS:
         return str(row[key]).lower()
-    if key in ("rank", "delta", "overall"):
+    if key in ("rank", "delta", "overall", "strict"):
         return float(row[key])
     for phase in row["phases"]:
         if phase["phase"] == key:
@@ -350,7 +358,11 @@ def column_headers(
         fixed.append(header("delta", "Δ rank", "Rank change against the official weights"))
     # Organisation and kind are shown under the model's name (and stay sortable by URL), so the
     # board fits 1280 px without scrolling sideways.
-    fixed += [header("name", "Model"), header("overall", "Overall")]
+    fixed += [
+        header("name", "Model"),
+        header("overall", "Overall"),
+        header("strict", "Strict", STRICT_TITLE),
+    ]
     phases = [header(p, PHASE_LABELS[p], p.capitalize()) for p in PHASES]
     task_headers = [header(t["slug"], t["slug"], t["name"]) for t in tasks]
     return {"fixed": fixed, "phases": phases, "tasks": task_headers}

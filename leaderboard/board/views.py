@@ -121,6 +121,9 @@ def _export_record(r: dict[str, Any]) -> dict[str, Any]:
         "overall_ci_basis": r["overall_ci_basis"],
         "rank_range": r["rank_range"],
         "tie": r["tie"],
+        # The strict secondary figure: the share of the board's tasks fully passed.
+        "strict": round(r["strict"], 4),
+        "strict_passed": r["strict_passed"],
     }
     # Published figures (leaderboard.web.rounding), so an export equals the page and the paper.
     record.update({p["phase"]: p["figure"] for p in r["phases"]})
@@ -181,6 +184,11 @@ def _json_head(
             "Scores are 0..1, rounded as the chosen SysMoBench table published them: task "
             "scores once to 3 decimals; means first to 4 and then to 3 in the site's table, "
             "once to 3 in the paper's. A task with no run is null and counts 0."
+        ),
+        "strict_note": (
+            "strict is the share of all tasks the model fully passes (P3 and P4 at 1: every "
+            "trace window and every invariant; P3 n/a does not stand in the way), strict_passed "
+            "their number; a secondary figure, not the rank."
         ),
         "page": _page_info(request, rows, page),
     }
