@@ -407,3 +407,28 @@ def model_task_rows(
             )
         rows.append(entry)
     return rows
+
+
+def export_record(r: Row) -> Row:
+    """A board row as the exports write it (leaderboard.json and .csv, the dataset's JSONL)."""
+    record = {
+        "rank": r["rank"],
+        "official_rank": r["official_rank"],
+        "model": r["name"],
+        "slug": r["slug"],
+        "organisation": r["organisation"],
+        "kind": r["kind"],
+        "provenance": r["provenance"],
+        "overall": r["overall_figure"],
+        "overall_ci": r["overall_ci"],
+        "overall_ci_basis": r["overall_ci_basis"],
+        "rank_range": r["rank_range"],
+        "tie": r["tie"],
+        # The strict secondary figure: the share of the board's tasks fully passed.
+        "strict": round(r["strict"], 4),
+        "strict_passed": r["strict_passed"],
+    }
+    # Published figures (leaderboard.web.rounding), so an export equals the page and the paper.
+    record.update({p["phase"]: p["figure"] for p in r["phases"]})
+    record.update({c["task"]: c.get("figure") for c in r["cells"]})
+    return record

@@ -107,30 +107,6 @@ def _is_default(board: Board) -> bool:
     )
 
 
-def _export_record(r: dict[str, Any]) -> dict[str, Any]:
-    record = {
-        "rank": r["rank"],
-        "official_rank": r["official_rank"],
-        "model": r["name"],
-        "slug": r["slug"],
-        "organisation": r["organisation"],
-        "kind": r["kind"],
-        "provenance": r["provenance"],
-        "overall": r["overall_figure"],
-        "overall_ci": r["overall_ci"],
-        "overall_ci_basis": r["overall_ci_basis"],
-        "rank_range": r["rank_range"],
-        "tie": r["tie"],
-        # The strict secondary figure: the share of the board's tasks fully passed.
-        "strict": round(r["strict"], 4),
-        "strict_passed": r["strict_passed"],
-    }
-    # Published figures (leaderboard.web.rounding), so an export equals the page and the paper.
-    record.update({p["phase"]: p["figure"] for p in r["phases"]})
-    record.update({c["task"]: c.get("figure") for c in r["cells"]})
-    return record
-
-
 def leaderboard_export(request: HttpRequest, fmt: str) -> HttpResponse | StreamingHttpResponse:
     """One page of the board (`?page=`, the first by default), or with `?page=all` every row,
     streamed row by row so that a large board's download starts at once."""
@@ -235,7 +211,7 @@ def _with_page(request: HttpRequest, value: str) -> str:
 
 def _json_model(r: dict[str, Any]) -> dict[str, Any]:
     return {
-        **_export_record(r),
+        **tables.export_record(r),
         "runs": {
             c["task"]: {
                 "run_id": c["run_id"],
@@ -272,7 +248,7 @@ def _csv_lines(rows: list[dict[str, Any]], board: Board) -> Iterator[str]:
 
     columns: list[str] | None = None
     for row in rows:
-        record = _csv_record(_export_record(row), row, board)
+        record = _csv_record(tables.export_record(row), row, board)
         safe = {key: safe_cell(_csv_value(value)) for key, value in record.items()}
         if columns is None:
             columns = list(safe)
@@ -329,6 +305,8 @@ def model_detail(request: HttpRequest, slug: str) -> HttpResponse:
         ],
         "runs_hidden": max(0, visible_runs.count() - RUNS_SHOWN),
         "can_submit": model.accepts_runs_from(request.user),
+        # The badge's Markdown names the site by its full address: it is pasted elsewhere.
+        "site": request.build_absolute_uri("/").rstrip("/"),
         "disclosures": disclosure.model_rows(model.runs.disclosed_on_model_page()),
     }
     return render(request, "leaderboard/model_detail.html", context)
