@@ -45,6 +45,10 @@ class StrictFigureTest(WorldTestCase):
         self.assertIn('data-key="strict"', html)
         self.assertIn('id="strict-key"', html)
 
+    def test_the_model_page_gives_it_too(self):
+        page = self.client.get(reverse("model_detail", args=["model-b"])).content.decode()
+        self.assertIn('<dd id="model-strict">1/2</dd>', page)
+
     def test_sorting_by_it_keeps_the_ranks(self):
         make_run(make_model("model-c"), self.spin, {**FULL, "conformance": 0.8})
         page = self.client.get(reverse("leaderboard"), {"sort": "strict"})
