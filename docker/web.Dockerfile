@@ -30,6 +30,8 @@ COPY config/ config/
 COPY evaluation/ evaluation/
 COPY leaderboard/ leaderboard/
 COPY templates/ templates/
+# The API page renders docs/API.md itself.
+COPY docs/API.md docs/API.md
 COPY static/ static/
 COPY fixtures/ fixtures/
 COPY tasks_data/ tasks_data/

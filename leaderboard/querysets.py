@@ -143,6 +143,23 @@ class RunQuerySet(models.QuerySet["Run"]):
     def awaiting_review(self) -> RunQuerySet:
         return self.filter(review=PENDING)
 
+    def awaiting_cells(self, model_ids: Sequence[int]) -> dict[tuple[int, int], int]:
+        """(model id, task id) -> the newest finished verified run of that cell awaiting review:
+        what a page shows where the board has no cell yet, so a published run never reads as
+        "not submitted"."""
+        found: dict[tuple[int, int], int] = {}
+        rows = (
+            self.awaiting_review()
+            .finished()
+            .verified()
+            .filter(model_id__in=model_ids)
+            .order_by("created_at", "pk")
+            .values_list("model_id", "task_id", "pk")
+        )
+        for model_id, task_id, pk in rows:
+            found[(model_id, task_id)] = pk
+        return found
+
     def countable(self) -> RunQuerySet:
         """Runs that may count on a board: finished, approved, verified here or reported with a
         source. Which board they count on is their scope (`in_scope`)."""

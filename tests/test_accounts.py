@@ -87,7 +87,7 @@ class AccountTest(WorldTestCase):
 
     def test_a_user_makes_an_api_token_sees_it_once_and_revokes_it(self):
         self.client.force_login(self.alice)
-        page = self.client.post(reverse("token_create"), {"name": "laptop"})
+        page = self.client.post(reverse("token_create"), {"name": "laptop"}, follow=True)
         raw = re.search(r"<code>(smb_[^<]+)</code>", page.content.decode()).group(1)
         self.assertEqual(verify_token(raw), self.alice)
         again = self.client.get(reverse("my_runs"))

@@ -114,6 +114,6 @@ class ReportedModelsCompareTest(TestCase):
     def test_without_two_models_the_export_says_what_to_give(self):
         response = self.client.get(reverse("compare_export", args=["json"]), {"a": "nosuch"})
         self.assertEqual(response.status_code, 400)
-        self.assertIn("Unknown model", response.json()["error"])
+        self.assertIn("Unknown model", response.json()["error"]["message"])
         response = self.client.get(reverse("compare_export", args=["csv"]))
         self.assertContains(response, "Name two models", status_code=400)

@@ -125,7 +125,8 @@ class RunPageTest(WorldTestCase):
         table = html.split('class="actions runtime-actions"')[1].split("</table>")[0]
         acquire, release = table.split("<tr>")[2:4]
         self.assertIn('href="#L4"', acquire)
-        self.assertIn("generated 12", acquire)
+        self.assertIn('data-count="generated">12<', acquire)
+        self.assertIn('data-count="distinct">7<', acquire)
         self.assertNotIn("None", acquire)
         self.assertIn(">no<", release)
         self.assertIn("apply pc to 3", release)

@@ -6,6 +6,7 @@ from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
@@ -47,8 +48,14 @@ password_change = auth_views.PasswordChangeView.as_view()
 password_change_done = auth_views.PasswordChangeDoneView.as_view()
 
 
+# The session key a new token waits under between the POST and the page that shows it.
+NEW_TOKEN_KEY = "new_api_token"
+
+
 @login_required
-def my_runs(request: AuthenticatedRequest, new_token: str = "") -> HttpResponse:
+def my_runs(request: AuthenticatedRequest) -> HttpResponse:
+    # Shown once: taken out of the session by the first page that reads it.
+    new_token = request.session.pop(NEW_TOKEN_KEY, "")
     context = {
         "runs": Run.objects.owned_by(request.user).for_board_page(),
         "models": ModelUnderTest.objects.filter(owner=request.user),
@@ -67,8 +74,10 @@ def token_create(request: AuthenticatedRequest) -> HttpResponse:
         return redirect("my_runs")
     name = (request.POST.get("name") or "").strip()[:100] or "web"
     raw, _ = create_token(request.user, name)
-    # Rendered, not redirected: the raw token is shown this once and stored nowhere.
-    return my_runs(request, new_token=raw)
+    # POST, redirect, GET: a reload of the page that shows the token makes no second one. The
+    # raw token waits in the session for that one page and is removed as it is shown.
+    request.session[NEW_TOKEN_KEY] = raw
+    return redirect(reverse("my_runs") + "#api-tokens")
 
 
 @require_POST

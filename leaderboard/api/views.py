@@ -22,7 +22,7 @@ from leaderboard.accounts.tokens import user_from_authorization
 from leaderboard.api.errors import api_error
 from leaderboard.board.views import leaderboard_export
 from leaderboard.models import ReviewError, Run
-from leaderboard.runs.export import run_as_dict, run_summary
+from leaderboard.runs.export import run_with_progress
 from leaderboard.scoring.queueing import queue_position
 from leaderboard.submit.forms import SubmitForm
 from leaderboard.submit.submissions import check_quota, submit
@@ -216,7 +216,7 @@ def run_detail(request: HttpRequest, user: User, pk: int) -> HttpResponse:
     runs = Run.objects.visible_to(user).select_related("model", "task", "submitter")
     run = get_object_or_404(runs, pk=pk)
     position = queue_position(run) if run.status == Run.Status.QUEUED else None
-    body = {**run_as_dict(run), "progress": run_summary(run, position)}
+    body = run_with_progress(run, position)
     body["urls"] = _links(request, run)
     return JsonResponse(body)
 

@@ -77,6 +77,11 @@ class TaskColumn(TypedDict):
     position: int
 
 
+# A phase score counted as full: 1 up to the last bits a mean of ones can lose (a mean of n
+# scores of 1.0 is exactly 1.0 in IEEE arithmetic, so this only forgives representation).
+FULL = 1 - 1e-9
+
+
 def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     """The frame's rows as dicts by column name, with Python values (as `to_dict("records")`
     gives them: numpy scalars become int, float and bool; timestamps stay Timestamps). Built
@@ -291,6 +296,18 @@ def counted_cells(frame: pd.DataFrame, policy: str = DEFAULT_POLICY) -> pd.DataF
     return cells.sort_values(["model_id", "task_id"]).reset_index(drop=True)
 
 
+def strict_passes(cells: pd.DataFrame) -> pd.Series:
+    """Per cell, whether the model fully passes the task (the strict secondary figure, as
+    tlaps-bench and SWE-bench report a resolved share): P3 at 1 (every target action accepts
+    every window; a task without trace data has P3 N/A, which does not stand in the way) and P4
+    at 1 (every invariant holds; an N/A P4 checked nothing, so it is no pass). A cell is the
+    mean of its runs, so it is at 1 only when every counted run is; a reported cell is read by
+    its published figures, as everywhere on the board."""
+    conformance, invariant = cells["conformance"], cells["invariant"]
+    full_p3 = (conformance >= FULL) | conformance.isna()
+    return (full_p3 & (invariant >= FULL)).astype(bool)
+
+
 def model_rows(cells: pd.DataFrame, models: pd.DataFrame, n_tasks: int) -> pd.DataFrame:
     grouped = cells.groupby("model_id")
     rows = pd.DataFrame(index=pd.Index(cells.model_id.unique(), name="model_id"))
@@ -298,6 +315,8 @@ def model_rows(cells: pd.DataFrame, models: pd.DataFrame, n_tasks: int) -> pd.Da
     for phase in PHASES:
         applicable = n_tasks - cells[phase].isna().groupby(cells.model_id).sum()
         rows[phase] = (grouped[phase].sum() / applicable).where(applicable > 0)
+    rows["strict_passed"] = strict_passes(cells).groupby(cells.model_id).sum().astype(int)
+    rows["strict"] = rows.strict_passed / n_tasks
     rows["submitted"] = grouped.size()
     rows["verified"] = grouped.is_verified.sum()
     rows["provenance"] = [

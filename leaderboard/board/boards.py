@@ -90,6 +90,11 @@ def forget_cached_boards() -> None:
     cache.clear()
 
 
+# The columns a cached Board has: a board cached by code with fewer (before the strict figure)
+# must not be read by code that expects them, so the layout is part of the key.
+BOARD_LAYOUT = 2
+
+
 def get_board(
     weights: Iterable[float | str] | None = None,
     policy: str = DEFAULT_POLICY,
@@ -109,7 +114,7 @@ def get_board(
     # The scope's version moves with every change to its cells, in whatever process made it,
     # so a cached board (shared or per process) is never older than the stored cells.
     version = store.ensure(scope)
-    parts = f"{scope}:{version}:{normalised}:{policy}:{published}"
+    parts = f"{BOARD_LAYOUT}:{scope}:{version}:{normalised}:{policy}:{published}"
     key = "board:" + hashlib.sha256(parts.encode()).hexdigest()
     custom = normalised != table_weights(None, published)
     if custom:

@@ -12,7 +12,7 @@ from leaderboard.models import ModelUnderTest
 
 # Columns whose natural first click is "highest first"; text columns sort A→Z first.
 TEXT_SORTS = ("name", "organisation", "kind")
-FIXED_SORTS = ("rank", "delta", "overall", *TEXT_SORTS, *PHASES)
+FIXED_SORTS = ("rank", "delta", "overall", "strict", *TEXT_SORTS, *PHASES)
 
 
 class BoardQueryForm(forms.Form):

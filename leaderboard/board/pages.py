@@ -1,5 +1,10 @@
-"""Static-ish pages: how scoring works (with the live weights, tasks and scorer version)."""
+"""Static-ish pages: how scoring works (with the live weights, tasks and scorer version), and the
+JSON API's documentation (docs/API.md, rendered)."""
 
+from functools import lru_cache
+from pathlib import Path
+
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
@@ -8,7 +13,7 @@ from leaderboard.board.aggregate import OFFICIAL_WEIGHTS, PHASE_LABELS, PHASES
 from leaderboard.board.policy import PUBLISHED_TABLES
 from leaderboard.board.uncertainty import RESAMPLES
 from leaderboard.models import Task
-from leaderboard.tasks.info import trace_status
+from leaderboard.tasks.info import render_markdown, trace_status
 
 PHASE_NAMES = {
     "syntax": "Syntax",
@@ -37,3 +42,24 @@ def methodology(request: HttpRequest) -> HttpResponse:
         "tables": list(PUBLISHED_TABLES.values()),
     }
     return render(request, "leaderboard/methodology.html", context)
+
+
+def api_docs(request: HttpRequest) -> HttpResponse:
+    """docs/API.md as a page: one text for the repository and the site, so they never differ.
+    Its examples name the server as `$SMB`; the page says which address that is here."""
+    html = _api_html(_api_doc_path())
+    return render(
+        request,
+        "leaderboard/api_docs.html",
+        {"doc": html, "site": request.build_absolute_uri("/").rstrip("/")},
+    )
+
+
+def _api_doc_path() -> Path:
+    return Path(settings.BASE_DIR) / "docs" / "API.md"
+
+
+@lru_cache(maxsize=2)
+def _api_html(path: Path) -> str:
+    # The file ships with the code (the web image copies it); read and rendered once a process.
+    return render_markdown(path.read_text(encoding="utf-8"))

@@ -161,6 +161,8 @@ def page_html(rows: list[Row], board: Board) -> list[Row]:
     return rows
 
 
+STRICT_TITLE = "tasks fully passed: every trace window and every invariant (P3 and P4 at 100)"
+
 SOURCE_TITLES = {
     "reported": "published by SysMoBench, not yet scored here",
     "verified": "every counted run was scored on this site",
@@ -189,10 +191,12 @@ def _row_html(r: Row, cells: list[Row], custom: bool) -> str:
         '<small class="rank-range" title="rank range [best, worst] from the 95% intervals">'
         "{}</small>{}</td>{}"
         '<td class="model"><a href="{}">{}</a><span class="org">{} · {}</span></td>'
-        '<td class="num overall"><strong>{}</strong><small class="ci">{}</small></td>{}{}'
+        '<td class="num overall"><strong>{}</strong><small class="ci">{}</small></td>'
+        '<td class="num strict" title="{}">{}</td>{}{}'
         '<td class="source"><span class="badge {}" title="{}">{}</span></td></tr>',
         r["slug"], tied, r["rank"], span, tie, delta, r["url"], r["name"], r["organisation"],
-        r["kind_label"], r["overall_text"], r["overall_ci_text"], phases, cells_html,
+        r["kind_label"], r["overall_text"], r["overall_ci_text"], STRICT_TITLE, r["strict_text"],
+        phases, cells_html,
         r["provenance"], SOURCE_TITLES.get(r["provenance"], ""), r["provenance"],
     )  # fmt: skip
 
@@ -271,6 +275,10 @@ def _board_row(board: Board, row: Row, url_for: RunUrl, with_html: bool = True) 
         "overall_ci_text": "" if ci is None else _interval_text(ci).removeprefix("95% CI "),
         "overall_ci_basis": row.get("overall_ci_basis"),
         "rank_range": [int(row["rank_best"]), int(row["rank_worst"])],
+        # The strict secondary figure: tasks fully passed, of all the board's tasks.
+        "strict": float(row["strict"]),
+        "strict_passed": int(row["strict_passed"]),
+        "strict_text": f"{int(row['strict_passed'])}/{len(board.tasks)}",
         "tie": bool(row["tie"]),
         "phases": [
             {
@@ -304,7 +312,7 @@ def filter_rows(rows: list[Row], kind: str, organisation: str) -> list[Row]:
 def _sort_value(row: Row, key: str) -> str | float:
     if key in TEXT_SORTS:
         return str(row[key]).lower()
-    if key in ("rank", "delta", "overall"):
+    if key in ("rank", "delta", "overall", "strict"):
         return float(row[key])
     for phase in row["phases"]:
         if phase["phase"] == key:
@@ -350,21 +358,32 @@ def column_headers(
         fixed.append(header("delta", "Δ rank", "Rank change against the official weights"))
     # Organisation and kind are shown under the model's name (and stay sortable by URL), so the
     # board fits 1280 px without scrolling sideways.
-    fixed += [header("name", "Model"), header("overall", "Overall")]
+    fixed += [
+        header("name", "Model"),
+        header("overall", "Overall"),
+        header("strict", "Strict", STRICT_TITLE),
+    ]
     phases = [header(p, PHASE_LABELS[p], p.capitalize()) for p in PHASES]
     task_headers = [header(t["slug"], t["slug"], t["name"]) for t in tasks]
     return {"fixed": fixed, "phases": phases, "tasks": task_headers}
 
 
-def model_task_rows(board: Board, model_id: int, traced: frozenset[int] = frozenset()) -> list[Row]:
+def model_task_rows(
+    board: Board,
+    model_id: int,
+    traced: frozenset[int] = frozenset(),
+    awaiting: dict[tuple[int, int], int] | None = None,
+) -> list[Row]:
     """The model page's task × phase table, in board column order. `traced` holds the ids of
-    tasks with trace data: elsewhere a reported P3 came from the original harness."""
+    tasks with trace data: elsewhere a reported P3 came from the original harness. `awaiting`
+    (RunQuerySet.awaiting_cells) names the published runs of cells the board has not yet."""
     rows = []
     for task in board.tasks:
         cell = board.cell(model_id, task["id"])
         entry: Row = {"task": task, "url": reverse("task_detail", args=[task["slug"]])}
         if cell is None:
-            entry.update(submitted=False, text=NOT_SUBMITTED)
+            pending = (awaiting or {}).get((model_id, task["id"]))
+            entry.update(submitted=False, text=NOT_SUBMITTED, awaiting_run=pending)
         else:
             entry.update(
                 submitted=True,
@@ -388,3 +407,28 @@ def model_task_rows(board: Board, model_id: int, traced: frozenset[int] = frozen
             )
         rows.append(entry)
     return rows
+
+
+def export_record(r: Row) -> Row:
+    """A board row as the exports write it (leaderboard.json and .csv, the dataset's JSONL)."""
+    record = {
+        "rank": r["rank"],
+        "official_rank": r["official_rank"],
+        "model": r["name"],
+        "slug": r["slug"],
+        "organisation": r["organisation"],
+        "kind": r["kind"],
+        "provenance": r["provenance"],
+        "overall": r["overall_figure"],
+        "overall_ci": r["overall_ci"],
+        "overall_ci_basis": r["overall_ci_basis"],
+        "rank_range": r["rank_range"],
+        "tie": r["tie"],
+        # The strict secondary figure: the share of the board's tasks fully passed.
+        "strict": round(r["strict"], 4),
+        "strict_passed": r["strict_passed"],
+    }
+    # Published figures (leaderboard.web.rounding), so an export equals the page and the paper.
+    record.update({p["phase"]: p["figure"] for p in r["phases"]})
+    record.update({c["task"]: c.get("figure") for c in r["cells"]})
+    return record

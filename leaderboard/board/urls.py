@@ -12,4 +12,5 @@ urlpatterns = [
     path("tasks/", board.task_list, name="task_list"),
     path("tasks/<slug:slug>/", board.task_detail, name="task_detail"),
     path("methodology/", pages.methodology, name="methodology"),
+    path("docs/api/", pages.api_docs, name="api_docs"),
 ]

@@ -128,27 +128,6 @@ def _is_default(board: Board) -> bool:
     )
 
 
-def _export_record(r: dict[str, Any]) -> dict[str, Any]:
-    record = {
-        "rank": r["rank"],
-        "official_rank": r["official_rank"],
-        "model": r["name"],
-        "slug": r["slug"],
-        "organisation": r["organisation"],
-        "kind": r["kind"],
-        "provenance": r["provenance"],
-        "overall": r["overall_figure"],
-        "overall_ci": r["overall_ci"],
-        "overall_ci_basis": r["overall_ci_basis"],
-        "rank_range": r["rank_range"],
-        "tie": r["tie"],
-    }
-    # Published figures (leaderboard.web.rounding), so an export equals the page and the paper.
-    record.update({p["phase"]: p["figure"] for p in r["phases"]})
-    record.update({c["task"]: c.get("figure") for c in r["cells"]})
-    return record
-
-
 def leaderboard_export(request: HttpRequest, fmt: str) -> HttpResponse | StreamingHttpResponse:
     """One page of the board (`?page=`, the first by default), or with `?page=all` every row,
     streamed row by row so that a large board's download starts at once."""
@@ -191,6 +170,8 @@ def _json_head(
 ) -> dict[str, Any]:
     declared = tables.declaration(board)
     return {
+        # Which release's board this is: the one `?release=` names, else the default one.
+        "release": _release_info(board_release(request)),
         "weights": dict(zip(PHASES, board.weights, strict=True)),
         "official_weights": dict(zip(PHASES, OFFICIAL_WEIGHTS, strict=True)),
         "policy": {"name": board.policy, "text": declared["policy"]},
@@ -205,7 +186,26 @@ def _json_head(
             "scores once to 3 decimals; means first to 4 and then to 3 in the site's table, "
             "once to 3 in the paper's. A task with no run is null and counts 0."
         ),
+        "strict_note": (
+            "strict is the share of all tasks the model fully passes (P3 and P4 at 1: every "
+            "trace window and every invariant; P3 n/a does not stand in the way), strict_passed "
+            "their number; a secondary figure, not the rank."
+        ),
         "page": _page_info(request, rows, page),
+    }
+
+
+def _release_info(named: Release | None) -> dict[str, Any] | None:
+    """The release a board shows: `named`, else the default (newest approved) one; None when no
+    release has been approved (the board of the runs scored before releases)."""
+    release = named or Release.board_default()
+    if release is None:
+        return None
+    return {
+        "name": release.name,
+        "identity": release.identity,
+        "default": named is None or release.pk == getattr(Release.board_default(), "pk", None),
+        "url": release.get_absolute_url(),
     }
 
 
@@ -236,7 +236,7 @@ def _with_page(request: HttpRequest, value: str) -> str:
 
 def _json_model(r: dict[str, Any]) -> dict[str, Any]:
     return {
-        **_export_record(r),
+        **tables.export_record(r),
         "runs": {
             c["task"]: {
                 "run_id": c["run_id"],
@@ -273,7 +273,7 @@ def _csv_lines(rows: list[dict[str, Any]], board: Board) -> Iterator[str]:
 
     columns: list[str] | None = None
     for row in rows:
-        record = _csv_record(_export_record(row), row, board)
+        record = _csv_record(tables.export_record(row), row, board)
         safe = {key: safe_cell(_csv_value(value)) for key, value in record.items()}
         if columns is None:
             columns = list(safe)
@@ -308,7 +308,8 @@ def model_detail(request: HttpRequest, slug: str) -> HttpResponse:
     summary = tables.model_summary(board, model.pk)
     traced = frozenset(TraceCorpus.objects.values_list("task_id", flat=True))
     visible_runs = model.runs.visible_to(request.user)
-    task_rows = tables.model_task_rows(board, model.pk, traced)
+    awaiting = Run.objects.awaiting_cells([model.pk])
+    task_rows = tables.model_task_rows(board, model.pk, traced, awaiting)
     context = {
         "model": model,
         "summary": summary,
@@ -329,6 +330,8 @@ def model_detail(request: HttpRequest, slug: str) -> HttpResponse:
         ],
         "runs_hidden": max(0, visible_runs.count() - RUNS_SHOWN),
         "can_submit": model.accepts_runs_from(request.user),
+        # The badge's Markdown names the site by its full address: it is pasted elsewhere.
+        "site": request.build_absolute_uri("/").rstrip("/"),
         "disclosures": disclosure.model_rows(model.runs.disclosed_on_model_page()),
     }
     return render(request, "leaderboard/model_detail.html", context)

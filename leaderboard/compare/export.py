@@ -50,6 +50,20 @@ def _test(row: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _headline(headline: dict[str, Any]) -> dict[str, Any]:
+    """The page's leading conclusion: its basis (windows or units) and the test it reads."""
+    return {
+        "basis": headline["basis"],
+        "p_value": None if headline["caution"] else headline["p_value"],
+        "caution": headline["caution"],
+        "reading": headline["reading"],
+        "significant": [
+            {"task": r["task"]["slug"], "action": r["action"], "reading": r["reading"]}
+            for r in headline["significant_rows"]
+        ],
+    }
+
+
 def as_json(context: dict[str, Any]) -> dict[str, Any]:
     tests = context["windows_test"]
     return {
@@ -68,7 +82,8 @@ def as_json(context: dict[str, Any]) -> dict[str, Any]:
             {"task": r["task"]["slug"], "action": r["action"], **_test(r)} for r in tests["rows"]
         ],
         "window_test_pooled": _test(tests["pooled"]) if tests["pooled"] else None,
-        "paired_units": context["paired"],
+        "paired_units": {k: v for k, v in context["paired"].items() if k != "headline"},
+        "headline": _headline(context["paired"]["headline"]),
     }
 
 

@@ -21,7 +21,7 @@ from evaluation.surface import unstorable
 from leaderboard.board.aggregate import NOT_APPLICABLE, PHASE_LABELS, PHASES, Board, records
 from leaderboard.board.boards import get_board
 from leaderboard.compare import detail as compare_detail
-from leaderboard.compare.paired import pooled, verdict
+from leaderboard.compare.paired import LEVEL, pooled, verdict
 from leaderboard.models import ActionResult, ModelUnderTest, Run
 from leaderboard.querysets import RunQuerySet, id_batches
 from leaderboard.runs.disclosure import tokens_text
@@ -47,6 +47,7 @@ class Side:
 
 
 Visitor = User | AnonymousUser
+AWAITING_REVIEW = "awaiting review"
 # A board cell (leaderboard.board.aggregate.Board.cell), or a run's id and provenance.
 Cell = dict[str, Any]
 
@@ -59,6 +60,8 @@ def compare_from_query(query: QueryDict, user: Visitor) -> dict[str, Any]:
         "query": {k: query.get(k, "") for k in ("a", "b", "run_a", "run_b")},
         "mode": None,
         "error": "",
+        # What went wrong, as a code a script can branch on (the export's error shape).
+        "error_code": "",
     }
     if query.get("run_a") or query.get("run_b"):
         context.update(_compare_runs(query.get("run_a", ""), query.get("run_b", ""), user))
@@ -77,12 +80,16 @@ def _top_two() -> list[dict[str, Any]]:
 
 def _compare_models(slug_a: str, slug_b: str, user: Visitor) -> dict[str, Any]:
     if unstorable(slug_a + slug_b):
-        return {"error": "A model slug holds a character no slug has (NUL or a lone surrogate)."}
+        return {
+            "error": "A model slug holds a character no slug has (NUL or a lone surrogate).",
+            "error_code": "invalid_slug",
+        }
     models = ModelUnderTest.objects.visible_to(user).filter(slug__in=[slug_a, slug_b])
     found = {m.slug: m for m in models}
     missing = [s or "(empty)" for s in (slug_a, slug_b) if s not in found]
     if missing:
-        return {"error": f"Unknown model: {', '.join(missing)}. Pick two models below."}
+        # No "pick below" here: the export answers with the same words, and has no pickers.
+        return {"error": f"Unknown model: {', '.join(missing)}.", "error_code": "unknown_model"}
     a, b = found[slug_a], found[slug_b]
     board = get_board()
     phase_rows = _phase_rows(_model_means(board, a.pk), _model_means(board, b.pk), MEAN)
@@ -92,9 +99,14 @@ def _compare_models(slug_a: str, slug_b: str, user: Visitor) -> dict[str, Any]:
     cells = {t["id"]: (board.cell(a.pk, t["id"]), board.cell(b.pk, t["id"])) for t in board.tasks}
     data = compare_detail.load([c["run_id"] for pair in cells.values() for c in pair if c])
     tokens = _generation_tokens([c["run_id"] for pair in cells.values() for c in pair if c])
+    # A published run of a cell the board has not yet reads "awaiting review", not "not
+    # submitted" (its figures count only once approved, so none are shown).
+    awaiting = Run.objects.awaiting_cells([a.pk, b.pk])
     for task in board.tasks:
         cell_a, cell_b = cells[task["id"]]
-        if not cell_a and not cell_b:
+        waiting_a = None if cell_a else awaiting.get((a.pk, task["id"]))
+        waiting_b = None if cell_b else awaiting.get((b.pk, task["id"]))
+        if not (cell_a or cell_b or waiting_a or waiting_b):
             neither.append(task)
             continue
         grid = _grid(cell_a, cell_b, data)
@@ -104,8 +116,12 @@ def _compare_models(slug_a: str, slug_b: str, user: Visitor) -> dict[str, Any]:
                 "task": task,
                 "a": cell_a,
                 "b": cell_b,
+                "awaiting_a": waiting_a,
+                "awaiting_b": waiting_b,
                 "delta": _delta(_overall(cell_a), _overall(cell_b)),
-                "phases": task_phases(_cell_scores(cell_a), _cell_scores(cell_b)),
+                "phases": _mark_awaiting(
+                    task_phases(_cell_scores(cell_a), _cell_scores(cell_b)), waiting_a, waiting_b
+                ),
                 "tokens_a": _tokens(cell_a, tokens),
                 "tokens_b": _tokens(cell_b, tokens),
                 "grid": grid,
@@ -122,8 +138,7 @@ def _compare_models(slug_a: str, slug_b: str, user: Visitor) -> dict[str, Any]:
         "tasks": tasks,
         "neither": neither,
         "any_grid": any(not t["grid"]["note"] for t in tasks),
-        "paired": paired_note(units),
-        "windows_test": windows_test(tasks),
+        **_tests(units, tasks),
         "chart": _chart(
             [t["task"]["slug"] for t in tasks],
             [percent(_overall(t["a"])) for t in tasks],
@@ -143,12 +158,16 @@ def _compare_runs(id_a: str, id_b: str, user: Visitor) -> dict[str, Any]:
     if pk_a in runs and not id_b:
         return {"partners": _partners(runs[pk_a], visible)}
     if pk_a not in runs or pk_b not in runs:
-        return {"error": "Give two existing run numbers (run_a and run_b)."}
+        return {
+            "error": "Give two existing run numbers (run_a and run_b).",
+            "error_code": "unknown_run",
+        }
     run_a, run_b = runs[pk_a], runs[pk_b]
     if run_a.task_id != run_b.task_id:
         return {
+            "error_code": "different_tasks",
             "error": f"Run {run_a.pk} is for {run_a.task.slug} and run {run_b.pk} for "
-            f"{run_b.task.slug}: two runs are compared only on one task."
+            f"{run_b.task.slug}: two runs are compared only on one task.",
         }
     scores_a, scores_b = _run_scores(run_a), _run_scores(run_b)
     data = compare_detail.load([run_a.pk, run_b.pk])
@@ -179,8 +198,7 @@ def _compare_runs(id_a: str, id_b: str, user: Visitor) -> dict[str, Any]:
         "phase_rows": _phase_rows(scores_a, scores_b, CELL),
         "tasks": tasks,
         "any_grid": not grid["note"],
-        "paired": paired_note(grid["units"]),
-        "windows_test": windows_test(tasks),
+        **_tests(grid["units"], tasks),
         "spec_diff": spec_diff(run_a.spec_text, run_b.spec_text, run_a.pk, run_b.pk),
         "specs_identical": bool(run_a.spec_text) and run_a.spec_text == run_b.spec_text,
         "chart": _chart(
@@ -290,12 +308,45 @@ def _no_grid_reason(cell: Cell | None, side: str, data: dict[str, Any]) -> str:
     return ""
 
 
-def paired_note(units: list[tuple[bool, bool]]) -> dict[str, Any]:
+def _tests(units: list[tuple[bool, bool]], tasks: list[dict[str, Any]]) -> dict[str, Any]:
+    windows = windows_test(tasks)
+    return {"paired": paired_note(units, windows), "windows_test": windows}
+
+
+def paired_note(
+    units: list[tuple[bool, bool]], windows: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """How many task×action units differ and in which direction, with the exact McNemar test
-    and, below six differing units, the caution that no split could be significant."""
+    and, below six differing units, the caution that no split could be significant.
+
+    `headline` is the conclusion the page leads with. Where both sides have per-window
+    verdicts it is the window test the per-action table prints (the pooled row, and each action
+    it finds a side better on, under the same level and the same least number of discordant
+    windows), so the headline never says "too few to tell" beside a row that tells; the unit
+    counts stay as a description. Without window data it is the unit test."""
     a_better = sum(1 for pa, pb in units if pa and not pb)
     b_better = sum(1 for pa, pb in units if pb and not pa)
     test = verdict(a_better, b_better, "units")
+    return {
+        **_unit_fields(units, a_better, b_better, test),
+        "headline": _headline(test, windows),
+    }
+
+
+def _headline(unit_test: dict[str, Any], windows: dict[str, Any] | None) -> dict[str, Any]:
+    if not windows or not windows["pooled"]:
+        return {"basis": "units", **unit_test, "significant_rows": []}
+    rows = [r for r in windows["rows"] if _significant(r)]
+    return {"basis": "windows", **windows["pooled"], "significant_rows": rows}
+
+
+def _significant(test: dict[str, Any]) -> bool:
+    return not test["caution"] and test["p_value"] is not None and test["p_value"] < LEVEL
+
+
+def _unit_fields(
+    units: list[tuple[bool, bool]], a_better: int, b_better: int, test: dict[str, Any]
+) -> dict[str, Any]:
     return {
         "units": len(units),
         "differ": test["discordant"],
@@ -333,6 +384,16 @@ def task_phases(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any]]:
         }
         for key in [*PHASES, "overall"]
     ]
+
+
+def _mark_awaiting(
+    phases: list[dict[str, Any]], waiting_a: int | None, waiting_b: int | None
+) -> list[dict[str, Any]]:
+    for side, waiting in (("a", waiting_a), ("b", waiting_b)):
+        if waiting:
+            for row in phases:
+                row[f"{side}_text"] = AWAITING_REVIEW
+    return phases
 
 
 def _cell_text(scores: dict[str, Any], key: str) -> str:
@@ -428,8 +489,12 @@ def featured(board: Board | None = None) -> dict[str, Any] | None:
 
 def _featured(board: Board) -> dict[str, Any] | None:
     """The two models with the most tasks where both have verified per-action conformance data
-    (board rank breaks ties), with one task's per-action window counts as a preview; None while
-    no such pair exists."""
+    that says something (board rank breaks ties), with one task's per-action window counts as a
+    preview; None while no such pair exists.
+
+    A run counts here only when its spec accepts at least one trace window: a run rejecting
+    every window (the archive's 0/6 specs) tells a reader nothing side by side, and a pair of
+    them was what the home page used to feature."""
     verified = board.cells[board.cells.provenance == "verified"]
     with_actions = _runs_with_conformance_actions([int(r) for r in verified.run_id])
     tasks_of: dict[int, dict[int, int]] = {}
@@ -460,11 +525,12 @@ def _featured(board: Board) -> dict[str, Any] | None:
 
 
 def _runs_with_conformance_actions(run_ids: list[int]) -> set[int]:
+    """The runs whose conformance phase accepted at least one window of some action."""
     found: set[int] = set()
     for batch in id_batches(run_ids):
         found.update(
             ActionResult.objects.filter(
-                phase_result__run_id__in=batch, phase_result__phase="conformance"
+                phase_result__run_id__in=batch, phase_result__phase="conformance", passed__gt=0
             )
             .values_list("phase_result__run_id", flat=True)
             .distinct()

@@ -7,6 +7,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from leaderboard.api.errors import api_error
 from leaderboard.compare import export, overview
 from leaderboard.web.csv_safe import safe_row
 
@@ -25,7 +26,8 @@ def compare_export(request: HttpRequest, fmt: str) -> HttpResponse:
     if context["mode"] is None:
         message = context["error"] or NOTHING_TO_EXPORT
         if fmt == "json":
-            return JsonResponse({"error": message}, status=400)
+            # The API's one error shape, so a script reads compare.json's errors as the API's.
+            return api_error(400, message, code=context["error_code"] or "missing_parameters")
         return HttpResponse(message, status=400, content_type="text/plain; charset=utf-8")
     name = f"compare-{context['a'].slug or 'a'}-{context['b'].slug or 'b'}"
     if context["mode"] == "runs":

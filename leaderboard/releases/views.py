@@ -16,6 +16,7 @@ from django.views.decorators.http import require_GET
 from leaderboard.models import Release, Run
 from leaderboard.releases import artifacts, citation, rescoring
 from leaderboard.releases.identity import RELEASE_NAME
+from leaderboard.runs.plain_words import dated_banner
 
 
 def board_release(request: HttpRequest) -> Release | None:
@@ -65,7 +66,10 @@ def release_detail(request: HttpRequest, name: str) -> HttpResponse:
         "release": release,
         "summary": _summary(release, Release.board_default()),
         "tasks": sorted(release.components.get("tasks", {}).items()),
-        "tools": sorted(release.components.get("tools", {}).items()),
+        "tools": [
+            (key, dated_banner(value) if isinstance(value, str) else value)
+            for key, value in sorted(release.components.get("tools", {}).items())
+        ],
         "bibtex": citation.bibtex(release, request.build_absolute_uri(release.get_absolute_url())),
         "run_count": Run.objects.public().finished().filter(release=release).count(),
     }

@@ -516,11 +516,8 @@ def _action_rows(phase_result: PhaseResult | None) -> list[dict[str, Any]]:
                 "error": _error_text(detail.get("error")),
                 # P2: why an action that fires does not count (or counts through hidden state).
                 "note": str(detail.get("note") or ""),
-                "detail": {
-                    RUNTIME_COUNTS[k]: v
-                    for k, v in detail.items()
-                    if k in RUNTIME_COUNTS and v is not None
-                },
+                # P2's state counts by name; the page heads each with its label (RUNTIME_COUNTS).
+                "counts": {k: detail.get(k) for k in RUNTIME_COUNTS},
             }
         )
     return rows

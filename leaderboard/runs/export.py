@@ -57,8 +57,8 @@ def run_summary(run: Run, queue_position: int | None = None) -> dict[str, Any]:
         "status": run.status,
         "finished": run.is_terminal,
         "queue_position": queue_position,
-        # An estimate, said as one on the page: position x median recent scoring time.
-        "queue_wait_estimate": wait_estimate(queue_position),
+        # An estimate, said as one on the page (leaderboard.scoring.queueing.wait_estimate).
+        "queue_wait_estimate": wait_estimate(run) if queue_position is not None else None,
         "overall": figure(run.overall),
         "overall_unrounded": run.overall,
         "failure_reason": run.failure_reason,
@@ -71,6 +71,18 @@ def run_summary(run: Run, queue_position: int | None = None) -> dict[str, Any]:
             }
             for phase in PHASES
         ],
+    }
+
+
+def run_with_progress(run: Run, queue_position: int | None) -> dict[str, Any]:
+    """`run_as_dict` with where the run stands: the queue fields at the top, equal to those of
+    `progress` (computed once), so a script reads the same answer in either place."""
+    progress = run_summary(run, queue_position)
+    return {
+        **run_as_dict(run),
+        "queue_position": progress["queue_position"],
+        "queue_wait_estimate": progress["queue_wait_estimate"],
+        "progress": progress,
     }
 
 

@@ -39,6 +39,11 @@ FIELD_LABELS = {
 # Release years of the TLC/SANY builds this site has shipped whose banners carry no date
 # (TLC 2.15's banner reads "of Day Month 20??"; it was released in 2020).
 KNOWN_RELEASE_YEARS = {("TLC", "2.15"): "2020"}
+# Build dates of the jars whose banner has the placeholder, by git revision: the date in the
+# jar's own manifest (`Implementation-Version: 2.0 2020-01-30`, `X-Git-ShortRevision: d5b5a7f`;
+# tests/test_first_hour_rough_edges.py reads it from the installed jar).
+KNOWN_BUILD_DATES = {"d5b5a7f": "2020-01-30"}
+PLACEHOLDER_DATE = "Day Month 20??"
 
 
 def label(key: str) -> str:
@@ -62,6 +67,22 @@ def tool_version(banner: str) -> str:
     year = re.search(r"\b(19|20)(\d\d)\b", banner[match.end() :])
     year_text = year.group(0) if year else KNOWN_RELEASE_YEARS.get((tool, version))
     return f"{tool} {version}" + (f" ({year_text})" if year_text else "")
+
+
+def dated_banner(banner: str) -> str:
+    """A tool's banner with TLC's placeholder date replaced by the jar's build date where the
+    revision is known: 'TLC2 Version 2.15 of 30 January 2020 (rev: d5b5a7f)'."""
+    rev = re.search(r"\(rev: ([0-9a-f]+)\)", banner or "")
+    date = KNOWN_BUILD_DATES.get(rev.group(1)) if rev else None
+    if not date or PLACEHOLDER_DATE not in banner:
+        return banner
+    year, month, day = (int(part) for part in date.split("-"))
+    words = f"{day} {MONTHS[month - 1]} {year}"
+    return banner.replace(PLACEHOLDER_DATE, words)
+
+
+MONTHS = ("January February March April May June July August September October November "
+          "December").split()  # fmt: skip
 
 
 def value_text(key: str, value: object) -> str:

@@ -19,7 +19,7 @@ from leaderboard.compare import detail as compare_detail
 from leaderboard.models import ReviewError, Run, WindowResult
 from leaderboard.releases.identity import release_note
 from leaderboard.runs import disclosure, drilldown
-from leaderboard.runs.export import CSV_COLUMNS, run_as_dict, run_csv_rows, run_summary
+from leaderboard.runs.export import CSV_COLUMNS, run_csv_rows, run_summary, run_with_progress
 from leaderboard.scoring.queueing import queue_position, wait_estimate
 from leaderboard.web.csv_safe import safe_row
 from leaderboard.web.requests import AuthenticatedRequest
@@ -45,7 +45,7 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
     context["queue_position"] = _position(run)
     context["disclosure"] = disclosure.describe(run)
     context["max_attempts"] = settings.SCORING_MAX_ATTEMPTS
-    context["queue_wait"] = wait_estimate(context["queue_position"])
+    context["queue_wait"] = wait_estimate(run) if context["queue_position"] else None
     context["release_note"] = release_note(run)
     context["is_mine"] = request.user.is_authenticated and run.submitter_id == request.user.pk
     return render(request, "leaderboard/run_detail.html", context)
@@ -72,10 +72,13 @@ def run_publish(request: AuthenticatedRequest, pk: int) -> HttpResponse:
 def window_detail(request: HttpRequest, pk: int, window_pk: int) -> HttpResponse:
     run = _run(request, pk)
     window = get_object_or_404(WindowResult, pk=window_pk, phase_result__run=run)
+    rows = drilldown.window_rows(window)
     context = {
         "run": run,
         "window": window,
-        "rows": drilldown.window_rows(window),
+        "rows": rows,
+        # The footnote explains the ≠ mark only on a page that shows one.
+        "marked": any(row.get("differs") for row in rows),
         "blocking": drilldown.blocking_conjunct(window),
     }
     # ?vs=<window pk>: the same window as another run of the task checked it (from compare).
@@ -107,7 +110,7 @@ def run_export_json(request: HttpRequest, pk: int) -> HttpResponse:
     run = _run_for_script(request, pk)
     if run is None:
         return api_error(404)
-    response = JsonResponse(run_as_dict(run), json_dumps_params={"indent": 1})
+    response = JsonResponse(run_with_progress(run, _position(run)), json_dumps_params={"indent": 1})
     response["Content-Disposition"] = f'attachment; filename="run-{pk}.json"'
     return response
 

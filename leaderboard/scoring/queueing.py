@@ -21,12 +21,14 @@ from __future__ import annotations
 import logging
 import statistics
 import threading
+from datetime import datetime
 from importlib import import_module
 
 import django_rq
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Q
+from django.utils import timezone
 from redis import Redis
 from redis.exceptions import RedisError
 
@@ -35,7 +37,7 @@ from leaderboard.models import Run
 QUEUE_NAME = "evaluation"
 BULK_QUEUE_NAME = "evaluation-bulk"
 RESCORE_QUEUE_NAME = "evaluation-rescore"
-# How many recently scored runs the wait estimate takes the median of.
+# How many recently scored runs of each queue the wait estimate takes the mean of.
 RECENT_RUNS = 20
 # rq imports the job by this path in the worker process.
 JOB_PATH = "leaderboard.scoring.jobs.evaluate_run"
@@ -119,10 +121,9 @@ def _run_inline(run_id: int) -> None:
         connection.close()
 
 
-def queue_position(run: Run) -> int | None:
-    """1 for the next run a worker will take; None when the run is not waiting."""
-    if run.status != Run.Status.QUEUED:
-        return None
+def _ahead(run: Run) -> dict[str, int]:
+    """How many queued runs of each queue a worker takes before `run` (the queue order of the
+    module's docstring)."""
     ahead = Q(created_at__lt=run.created_at) | Q(created_at=run.created_at, pk__lt=run.pk)
     queued = Run.objects.queued()
     rescores = Q(rescore_of__isnull=False)
@@ -130,24 +131,97 @@ def queue_position(run: Run) -> int | None:
     bulk = queued.exclude(rescores).filter(submitter__isnull=True)
     queue = queue_for(run)
     if queue == QUEUE_NAME:
-        return submitted.filter(ahead).count() + 1
+        return {QUEUE_NAME: submitted.filter(ahead).count()}
     if queue == BULK_QUEUE_NAME:
-        return submitted.count() + bulk.filter(ahead).count() + 1
+        return {QUEUE_NAME: submitted.count(), BULK_QUEUE_NAME: bulk.filter(ahead).count()}
     # A rescoring waits for every submission and bulk load, then the rescorings before it.
-    return submitted.count() + bulk.count() + queued.filter(ahead).filter(rescores).count() + 1
-
-
-def wait_estimate(position: int | None) -> dict[str, float | int] | None:
-    """Roughly how long until a run at `position` is scored: the position times the median
-    scoring time of the last RECENT_RUNS runs (one worker's pace); None with no history."""
-    if position is None:
-        return None
-    durations = Run.objects.recent_scoring_seconds(RECENT_RUNS)
-    if not durations:
-        return None
-    median = statistics.median(durations)
     return {
-        "seconds": round(position * median),
-        "median_scoring_seconds": round(median, 1),
-        "from_runs": len(durations),
+        QUEUE_NAME: submitted.count(),
+        BULK_QUEUE_NAME: bulk.count(),
+        RESCORE_QUEUE_NAME: queued.filter(ahead).filter(rescores).count(),
     }
+
+
+def queue_position(run: Run) -> int | None:
+    """1 for the next run a worker will take; None when the run is not waiting."""
+    if run.status != Run.Status.QUEUED:
+        return None
+    return sum(_ahead(run).values()) + 1
+
+
+def _queue_of(submitter_id: int | None, rescore_of_id: int | None) -> str:
+    """`queue_for` from the two fields it reads, for rows read as values."""
+    if rescore_of_id is not None:
+        return RESCORE_QUEUE_NAME
+    return BULK_QUEUE_NAME if submitter_id is None else QUEUE_NAME
+
+
+def mean_scoring_seconds() -> dict[str, tuple[float, int]]:
+    """Per queue, the mean claim-to-end time of its last RECENT_RUNS scored runs and how many
+    that is: a bulk load of the archive takes minutes where a user's small spec takes seconds,
+    so each queue's runs are timed by their own kind. A queue with no history yet borrows the
+    mean of all of them."""
+    means: dict[str, tuple[float, int]] = {}
+    everyone: list[float] = []
+    for name in (QUEUE_NAME, BULK_QUEUE_NAME, RESCORE_QUEUE_NAME):
+        runs = Run.objects.filter(_queue_filter(name))
+        durations = runs.recent_scoring_seconds(RECENT_RUNS)
+        everyone += durations
+        if durations:
+            means[name] = (statistics.fmean(durations), len(durations))
+    if everyone:
+        fallback = (statistics.fmean(everyone), len(everyone))
+        for name in (QUEUE_NAME, BULK_QUEUE_NAME, RESCORE_QUEUE_NAME):
+            means.setdefault(name, fallback)
+    return means
+
+
+def _queue_filter(name: str) -> Q:
+    if name == RESCORE_QUEUE_NAME:
+        return Q(rescore_of__isnull=False)
+    return Q(rescore_of__isnull=True, submitter__isnull=name == BULK_QUEUE_NAME)
+
+
+def _in_progress_seconds(means: dict[str, tuple[float, int]], now: datetime) -> float:
+    """What the runs being scored now still need: each its queue's mean less the time it has
+    run already (never below zero: one running long is expected to end any moment)."""
+    left = 0.0
+    rows = (
+        Run.objects.in_flight(now)
+        .running()
+        .values_list("submitter_id", "rescore_of_id", "started_at")
+    )
+    for submitter_id, rescore_of_id, started_at in rows:
+        mean = means[_queue_of(submitter_id, rescore_of_id)][0]
+        elapsed = (now - started_at).total_seconds() if started_at else 0.0
+        left += max(0.0, mean - elapsed)
+    return left
+
+
+def wait_estimate(run: Run) -> dict[str, float | int] | None:
+    """Roughly how long until the queued `run` is scored, at one worker's pace: what the runs
+    in progress still need, each queued run ahead of it at its queue's mean, and its own
+    scoring; None for a run not waiting, or with no history to measure by."""
+    if run.status != Run.Status.QUEUED:
+        return None
+    means = mean_scoring_seconds()
+    if not means:
+        return None
+    now = timezone.now()
+    ahead = _ahead(run)
+    waiting = sum(count * means[name][0] for name, count in ahead.items())
+    in_progress = _in_progress_seconds(means, now)
+    own, from_runs = means[queue_for_kind(run)]
+    return {
+        "seconds": round(in_progress + waiting + own),
+        "position": sum(ahead.values()) + 1,
+        "in_progress_seconds": round(in_progress),
+        "mean_scoring_seconds": round(own, 1),
+        "from_runs": from_runs,
+    }
+
+
+def queue_for_kind(run: Run) -> str:
+    """The queue `run` belongs to by its kind, whatever queues this configuration has (the
+    estimate times a bulk load as one even where all share one queue)."""
+    return _queue_of(run.submitter_id, run.rescore_of_id)

@@ -1,10 +1,11 @@
 """The upload page: the form for signed-in users, the how-to for everyone else."""
 
+from django.contrib.auth.models import User
 from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
-from leaderboard.models import Run
+from leaderboard.models import ModelUnderTest, Run
 from leaderboard.submit import submissions
 from leaderboard.submit.forms import SubmitForm
 from leaderboard.web.params import parse_id
@@ -36,5 +37,16 @@ def submit(request: HttpRequest) -> HttpResponse:
             "task": request.GET.get("task"),
             "model": request.GET.get("model"),
         }
+        # A user who has a model most likely submits for it again: "+ a new model" is the
+        # default only for a first submission.
+        initial["model"] = initial.get("model") or _last_model(request.user)
         form = SubmitForm(initial=initial, user=request.user)
     return render(request, "leaderboard/submit.html", {"form": form})
+
+
+def _last_model(user: User) -> str | None:
+    """The slug of the user's model they last submitted for, else of their newest model."""
+    mine = ModelUnderTest.objects.submittable_by(user)
+    last = Run.objects.owned_by(user).filter(model__in=mine).order_by("-created_at", "-pk")
+    slug = last.values_list("model__slug", flat=True).first()
+    return slug or mine.order_by("-pk").values_list("slug", flat=True).first()

@@ -24,7 +24,7 @@
     var text = "· position " + data.queue_position + " in the queue";
     var wait = data.queue_wait_estimate;
     if (wait) {
-      text += " · scored in about " + waitWords(wait.seconds) + " (an estimate: the position × the median scoring time of the last " + wait.from_runs + " runs)";
+      text += " · scored in about " + waitWords(wait.seconds) + " (an estimate: what the run being scored still needs, then each run ahead and this one at the mean scoring time of the last " + wait.from_runs + " runs of its kind)";
     }
     return text;
   }
