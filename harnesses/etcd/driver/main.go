@@ -37,6 +37,9 @@ type runReport struct {
 	Delay    float64  `json:"delay_rate"`
 	MaxMsg   uint64   `json:"max_size_per_msg"`
 	Rejected []string `json:"rejected_attempts,omitempty"`
+	// Every node's log at the end (entry terms), read from its storage: what a replay of the
+	// trace must arrive at.
+	FinalLogs map[string][]uint64 `json:"final_logs"`
 }
 
 func main() {
@@ -106,8 +109,12 @@ func attemptRun(sc scenario, rng *rand.Rand, path string) (rep runReport, err er
 	if tw.maxTerm > maxTerm || tw.maxLog > maxLog {
 		return rep, fmt.Errorf("term %d / log %d beyond the contract's bounds", tw.maxTerm, tw.maxLog)
 	}
+	logs := map[string][]uint64{}
+	for _, id := range c.ids {
+		logs[fmt.Sprint(id)] = c.entryTerms(id)
+	}
 	return runReport{Events: tw.events, Rounds: c.now, Net: c.stats, Drop: c.dropRate,
-		Delay: c.delayRate, MaxMsg: c.maxMsg}, nil
+		Delay: c.delayRate, MaxMsg: c.maxMsg, FinalLogs: logs}, nil
 }
 
 func fail(err error) {
