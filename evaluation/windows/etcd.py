@@ -343,8 +343,18 @@ class _Logs:
         start, count = msg["prevLogIndex"], msg["entries"]
         if start + count > len(log):
             raise WindowFormatError(f"{where}: MsgApp sends entries beyond the sender's log")
+        self.check_term(log, start, msg["prevLogTerm"], where)
         key = (msg["term"], start, msg["prevLogTerm"], count, msg["commitIndex"])
         self.sent.setdefault((msg["from"], msg["to"]), []).append((key, log[start : start + count]))
+
+    def check_term(self, log: list[int], index: int, term: int, where: str) -> None:
+        """etcd's own record of a term in the sender's log (a MsgApp's logTerm, a MsgVote's)
+        must agree with the replay's: every message sent is a check of the rebuilt logs."""
+        rebuilt = log[index - 1] if 0 < index <= len(log) else 0
+        if rebuilt != term:
+            raise WindowFormatError(
+                f"{where}: etcd sends term {term} at index {index}, the replay has {rebuilt}"
+            )
 
     def received_app(self, msg: dict[str, Any], state: dict[str, Any], where: str) -> list[int]:
         """The entry terms of a received MsgApp; the receiver's log after it becomes pending."""
@@ -437,6 +447,8 @@ def _cut_upstream(
         before = _flatten(nodes) if node in nodes else None
         nodes[node] = state
         msg = _upstream_message(event["msg"], where) if "msg" in event else None
+        if msg is not None and name == "SendRequestVoteRequest" and msg["type"] == "MsgVote":
+            logs.check_term(logs.logs[node], msg["logIndex"], msg["logTerm"], where)
         if msg is not None and msg["type"] == "MsgApp":
             if name == "SendAppendEntriesRequest":
                 logs.sent_app(msg, where)
