@@ -370,7 +370,9 @@ class _Logs:
         return terms
 
 
-def _appended(log: list[int], msg: dict[str, Any], terms: list[int], term: int, commit: int):
+def _appended(
+    log: list[int], msg: dict[str, Any], terms: list[int], term: int, commit: int
+) -> list[int]:
     index = msg["prevLogIndex"]
     matches = index == 0 or (index <= len(log) and log[index - 1] == msg["prevLogTerm"])
     if msg["term"] < term or index < commit or not matches:
