@@ -65,6 +65,15 @@ type cluster struct {
 	delayRate float64
 	maxMsg    uint64
 	stats     netStats
+	// The first refusal from the library (a proposal dropped by a node that stopped leading):
+	// the run missed its scenario and is drawn again.
+	err error
+}
+
+func (c *cluster) fail(err error) {
+	if c.err == nil {
+		c.err = err
+	}
 }
 
 var quiet = &raft.DefaultLogger{Logger: log.New(io.Discard, "", 0)}
@@ -229,7 +238,10 @@ func (c *cluster) campaign(id uint64) {
 
 func (c *cluster) propose(id uint64) {
 	n := c.nodes[id]
-	must(n.rn.Propose([]byte(fmt.Sprintf("v%d", c.now))))
+	if err := n.rn.Propose([]byte(fmt.Sprintf("v%d", c.now))); err != nil {
+		c.fail(fmt.Errorf("proposal at node %d: %w", id, err))
+		return
+	}
 	c.flush(n)
 }
 

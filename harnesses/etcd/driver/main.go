@@ -100,7 +100,7 @@ func attemptRun(sc scenario, rng *rand.Rand, path string) (rep runReport, err er
 	defer f.Close()
 	tw := &traceWriter{out: bufio.NewWriter(f)}
 	c := newCluster(rng, tw)
-	if err := sc.run(c); err != nil {
+	if err := errors.Join(sc.run(c), c.err); err != nil {
 		return rep, err
 	}
 	if err := tw.out.Flush(); err != nil || tw.err != nil {

@@ -50,10 +50,19 @@ func (c *cluster) elect(id uint64) error {
 	return nil
 }
 
-// proposals has the leader take k client proposals, a seeded 0-2 rounds apart.
+// proposals has the leader (0: whichever node leads at the time) take k client proposals, a
+// seeded 0-2 rounds apart.
 func (c *cluster) proposals(leader uint64, k int) {
 	for range k {
-		c.propose(leader)
+		id := leader
+		if id == 0 {
+			id = c.leader()
+		}
+		if id == 0 {
+			c.fail(errors.New("no leader to propose to"))
+			return
+		}
+		c.propose(id)
 		c.rounds(c.rng.IntN(3))
 	}
 }
@@ -101,7 +110,7 @@ func election(c *cluster) error {
 			return err
 		}
 	}
-	c.proposals(c.leader(), 1+c.rng.IntN(4))
+	c.proposals(0, 1+c.rng.IntN(4))
 	return c.settle(all)
 }
 
