@@ -164,3 +164,32 @@ def test_the_reference_passes_every_window_of_the_run(short_run):
     outcome = conformance(read_reference("etcd", "etcdraft.tla"), contract, cut.windows)
     assert {w.verdict for w in outcome.windows} == {"pass"}
     assert len(outcome.windows) == len(cut.windows)
+
+
+@pytest.mark.tla
+def test_a_vote_request_of_an_older_term_is_dropped(short_run, tmp_path):
+    # Seed 6's third and fourth election runs deliver a delayed MsgVote of term 1 to a node
+    # already in term 2; etcd ignores it (raft.Step), and the reference must allow that step.
+    run = subprocess.run(
+        [str(ROOT / "var/harness-bin/etcd-traces"), "-seed", "6", "-runs", "4"]
+        + ["-scenario", "election", "-out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        start_new_session=True,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    contract = load_contract("etcd")
+    cut = cut_with_summary(
+        replace(contract, traces=Traces("etcd", ("*.ndjson",), "data")), tmp_path
+    )
+    stale = [
+        w
+        for w in cut.windows
+        if w["action"] == "HandleVoteRequest"
+        and w["input"]["term"] < w["pre_state"]["currentTerm"][w["actor"]]
+    ]
+    assert len(stale) == 2
+    assert all(w["post_state"] == w["pre_state"] for w in stale)
+    outcome = conformance(read_reference("etcd", "etcdraft.tla"), contract, stale)
+    assert {w.verdict for w in outcome.windows} == {"pass"}
