@@ -146,9 +146,9 @@ RQ_QUEUES: dict[str, dict[str, Any]] = {
 RQ_FORCE_INLINE = env_bool("RQ_FORCE_INLINE", default=False)
 
 # Scoring.
-SYSMOBENCH_DATA_DIR = Path(
-    env_str("SYSMOBENCH_DATA_DIR", str(BASE_DIR.parent / "shared" / "sysmobench"))
-)
+# The public corpus ships with the project (corpus/PROVENANCE.md); a SysMoBench checkout of the
+# same layout can be named instead.
+SYSMOBENCH_DATA_DIR = Path(env_str("SYSMOBENCH_DATA_DIR", str(BASE_DIR / "corpus")))
 TASKS_DATA_DIR = BASE_DIR / "tasks_data"
 UPLOAD_MAX_BYTES = env_int("UPLOAD_MAX_BYTES", 256 * 1024)
 # The whole request body: a spec and an adapter at the limit, plus the form's other fields. A body

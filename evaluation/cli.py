@@ -13,7 +13,7 @@ job does, so `--json` prints the same document as `manage.py score --json` (whic
 - the windows come from `--windows`, a canonical windows file (JSON Lines, one window object per
   line, the objects `evaluation.windows` cutters produce and `manage.py export_windows` writes;
   docs/ARCHITECTURE.md, "Canonical windows"), or are cut from the SysMoBench data in `--data-dir`
-  (env SYSMOBENCH_DATA_DIR, default ../shared/sysmobench).
+  (env SYSMOBENCH_DATA_DIR, default the shipped corpus/).
 
 With `--progress json` each phase's full outcome goes to stderr as one line
 `{"event": "phase", "outcome": {...}}` as soon as it finishes: the container backend reads them
@@ -62,7 +62,7 @@ class InputError(Exception):
 
 def default_data_dir() -> Path:
     configured = os.environ.get("SYSMOBENCH_DATA_DIR", "").strip()
-    return Path(configured) if configured else PROJECT_DIR.parent / "shared" / "sysmobench"
+    return Path(configured) if configured else PROJECT_DIR / "corpus"
 
 
 def default_tasks_dir() -> Path:

@@ -49,6 +49,15 @@ class ErrorDetails(CommonDetails):
     error: str
 
 
+class RefusedValueDetails(ErrorDetails):
+    """A phase that stopped on a value it refuses to read (`pipeline.refused_outcome`): the
+    spec made TLC print a value deeper than `tla.tlcvalue.MAX_DEPTH`. Not a scorer bug, and
+    never a verdict: the phase earns nothing."""
+
+    refused: Literal["value_too_deep"]
+    limit: int  # the depth read at most
+
+
 class CrashedDetails(ErrorDetails):
     """A phase that raised: a scorer bug, shown on the run page (`pipeline.crashed_outcome`)."""
 
@@ -404,6 +413,7 @@ PhaseDetails = (
     | InvariantDetails
     | GateDetails
     | ErrorDetails
+    | RefusedValueDetails
     | CrashedDetails
 )
 ActionDetail = SyntaxActionDetail | RuntimeActionDetail | PerActionRow | NoDetail

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from evaluation.details import CrashedDetails, GateDetails
+from evaluation.details import CrashedDetails, GateDetails, RefusedValueDetails
 from evaluation.inputs.adapter_check import spec_problems
 from evaluation.inputs.contracts import Adapter, Contract, adapter_with_cfg
 from evaluation.inputs.tlc_cfg import CfgError, parse_cfg
@@ -36,6 +36,7 @@ from evaluation.results import InfrastructureFailure, PhaseName, PhaseOutcome
 from evaluation.scoring import NOT_APPLICABLE, PHASE_WEIGHTS, PHASES
 from evaluation.tla import sandbox, tools, unicode
 from evaluation.tla.parsed import ParsedSpec, parse_spec
+from evaluation.tla.tlcvalue import TlcValueTooDeep
 from evaluation.upload import lint as spec_lint
 from evaluation.windows.window import Window
 
@@ -158,6 +159,17 @@ def crashed_outcome(phase: PhaseName, error: BaseException) -> PhaseOutcome:
     return PhaseOutcome(phase=phase, status="error", score=0.0, details=details)
 
 
+def refused_outcome(phase: PhaseName, error: TlcValueTooDeep) -> PhaseOutcome:
+    """A phase that stopped on a value the spec made TLC print deeper than the scorer reads:
+    status `error`, score 0, the reason typed (`refused`), not a scorer bug."""
+    details: RefusedValueDetails = {
+        "error": f"the {phase} phase stopped: {error}",
+        "refused": error.reason,
+        "limit": error.limit,
+    }
+    return PhaseOutcome(phase=phase, status="error", score=0.0, details=details)
+
+
 def score_spec(
     spec_text: str,
     contract: Contract,
@@ -185,6 +197,8 @@ def score_spec(
             outcome = compute()
         except InfrastructureFailure:
             raise  # the machine's, not the spec's: no outcome of this scoring may stand on it
+        except TlcValueTooDeep as exc:
+            outcome = refused_outcome(phase, exc)
         except Exception as exc:  # noqa: BLE001 - no phase may abort the run
             outcome = crashed_outcome(phase, exc)
         if not outcome.duration_seconds:

@@ -53,6 +53,9 @@ from evaluation.inputs.contracts import (
     parse_adapter,
 )
 
+# The public specs of a task (its reference and mutants), for the near-duplicate flag.
+from evaluation.inputs.references import public_specs
+
 # The reason prefixes of an invariant that holds but earns no credit (the run page marks it).
 from evaluation.phases.credit import NOT_CREDITED
 
@@ -91,6 +94,9 @@ from evaluation.textreport import render as render_report
 from evaluation.tla.messages import lines_in
 from evaluation.tla.sandbox import sweep_abandoned_run_dirs
 
+# A spec's shape with the names taken out, and how alike two are (the near-duplicate flag).
+from evaluation.tla.shape import NEAR_DUPLICATE, Shape, similarity, spec_shape
+
 # TLC's value notation, read so that run pages show counterexamples in the windows' notation.
 from evaluation.tla.tlcvalue import ModelValue, TlaSet, TlcValueError, parse_tlc_value
 
@@ -108,6 +114,8 @@ from evaluation.windows import (
     trace_base,
     trace_files,
 )
+from evaluation.windows.stored import read_bytes as read_trace_bytes
+from evaluation.windows.stored import read_text as read_trace_text
 from evaluation.windows.window import State, Window
 
 __all__ = [
@@ -125,6 +133,7 @@ __all__ = [
     "InputError",
     "InvariantDetails",
     "ModelValue",
+    "NEAR_DUPLICATE",
     "NOT_APPLICABLE",
     "NOT_CREDITED",
     "NOT_MODELLED",
@@ -136,6 +145,7 @@ __all__ = [
     "PhaseOutcome",
     "SCORER_VERSION",
     "ScoreReport",
+    "Shape",
     "Specificity",
     "State",
     "SyntaxDetails",
@@ -161,13 +171,18 @@ __all__ = [
     "parse_tlc_value",
     "pid_alive",
     "prescan_problem",
+    "public_specs",
     "reap_containers",
     "render_report",
     "score_files",
     "score_in_container",
     "score_spec",
     "scorer_identity",
+    "similarity",
+    "spec_shape",
     "sweep_abandoned_run_dirs",
+    "read_trace_bytes",
+    "read_trace_text",
     "trace_base",
     "trace_files",
     "unstorable",

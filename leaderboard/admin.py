@@ -80,6 +80,23 @@ class ReviewForm(forms.Form):
     )
 
 
+class NearDuplicateFilter(admin.SimpleListFilter):
+    """The review queue's filter for runs flagged as near-duplicates (`runs/likeness.py`)."""
+
+    title = "near-duplicate"
+    parameter_name = "near_duplicate"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [("yes", "Flagged"), ("no", "Not flagged")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Run]) -> QuerySet[Run]:
+        if self.value() == "yes":
+            return queryset.filter(similar_to__isnull=False)
+        if self.value() == "no":
+            return queryset.filter(similar_to__isnull=True)
+        return queryset
+
+
 @admin.register(Run)
 class RunAdmin(BoardInvalidatingAdmin):
     # Narrow enough for 1280 px: the model's name shortened, provenance left to the filter.
@@ -91,14 +108,32 @@ class RunAdmin(BoardInvalidatingAdmin):
         "review",
         "submitter",
         "overall_figure",
+        "near_duplicate",
         "created_at",
     ]
-    list_filter = ["review", "status", "provenance", "task", "model__kind", "model__organisation"]
+    list_filter = [
+        "review",
+        NearDuplicateFilter,
+        "status",
+        "provenance",
+        "task",
+        "model__kind",
+        "model__organisation",
+    ]
     search_fields = ["model__name", "task__slug", "source", "failure_reason", "submitter__username"]
     list_select_related = ["model", "task", "submitter"]
     raw_id_fields = ["submitter"]
     # The review goes through Run.approve/reject (the actions below), never a hand edit.
-    readonly_fields = ["review", "published_at", "reviewed_at", "reviewed_by", "review_reason"]
+    readonly_fields = [
+        "review",
+        "published_at",
+        "reviewed_at",
+        "reviewed_by",
+        "review_reason",
+        "similar_to",
+        "shape_digest",
+        "shape_sketch",
+    ]
     date_hierarchy = "created_at"
     inlines = [PhaseResultInline]
     actions = ["approve_runs", "reject_runs"]
@@ -110,6 +145,10 @@ class RunAdmin(BoardInvalidatingAdmin):
     @admin.display(description="model", ordering="model__name")
     def model_short(self, run: Run) -> str:
         return Truncator(run.model.name).chars(32)
+
+    @admin.display(description="near-duplicate of")
+    def near_duplicate(self, run: Run) -> str:
+        return run.near_duplicate_of
 
     @admin.display(description="overall", ordering="overall")
     def overall_figure(self, run: Run) -> float | None:

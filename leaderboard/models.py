@@ -202,6 +202,13 @@ class Run(models.Model):
     rescore_of = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="rescored_as"
     )
+    # The spec's shape (issue 37: near-duplicates; `evaluation.tla.shape`, set by the scoring
+    # job): the exact fingerprint, the sketch other runs are compared with, and the public spec
+    # or earlier run of the task it is most like, when at least NEAR_DUPLICATE alike
+    # (`{"reference": "spin/reference/spin.tla" | "run": id, "similarity": 0.97}`).
+    shape_digest = models.CharField(max_length=64, blank=True, db_index=True)
+    shape_sketch = models.JSONField(default=list, blank=True)
+    similar_to = models.JSONField(null=True, blank=True)
 
     objects = RunQuerySet.as_manager()
 
@@ -232,6 +239,15 @@ class Run(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("run_detail", args=[self.pk])
+
+    @property
+    def near_duplicate_of(self) -> str:
+        """What the spec is a near-duplicate of, in words ("" when nothing is flagged)."""
+        similar = self.similar_to or {}
+        if "similarity" not in similar:
+            return ""
+        what = f"run #{similar['run']}" if "run" in similar else similar.get("reference", "?")
+        return f"{what} (similarity {float(similar['similarity']):.2f})"
 
     @property
     def is_terminal(self) -> bool:

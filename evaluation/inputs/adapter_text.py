@@ -47,8 +47,8 @@ def prelude(adapter: Adapter, prefix: str, declare: bool = True) -> list[str]:
 
 def spec_value(pinned: str, adapter: Adapter, to_spec: str) -> str:
     """A pinned (contract-typed) constant as the spec sees it: translated by the adapter's value
-    mapping, element by element for a set (`{"1", "2"}` -> `{s1, s2}`). Without a value mapping
-    the pinned value is used as it is."""
+    mapping, element by element for a set (`{"1", "2"}` -> `{ToSpec("1"), ToSpec("2")}`).
+    Without a value mapping the pinned value is used as it is."""
     if not adapter.values:
         return pinned
     text = pinned.strip()
@@ -59,7 +59,9 @@ def spec_value(pinned: str, adapter: Adapter, to_spec: str) -> str:
         return f"{to_spec}({text})"
     inner = text[1:-1].strip() if text.startswith("{") and text.endswith("}") else None
     if inner is not None and all(_STRING.fullmatch(e.strip()) for e in _split(inner)):
-        return f"{{{to_spec}(e__) : e__ \\in {text}}}"
+        # Element by element, with no bound variable: a generated name could collide with
+        # one of the spec's (the module this text goes into EXTENDS the spec).
+        return "{" + ", ".join(f"{to_spec}({e.strip()})" for e in _split(inner)) + "}"
     return pinned
 
 

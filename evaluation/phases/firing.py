@@ -77,6 +77,11 @@ class Observer:
     variables: tuple[str, ...]
     observed: tuple[tuple[str, str], ...]  # (schema variable, expression over the spec)
 
+    def name(self, stem: str) -> str:
+        """A generated identifier: `_<stem>_<nonce>`, which no spec can know, so no identifier
+        of the spec (its definitions, parameters, bound variables) can collide with it."""
+        return f"_{stem}_{self.nonce}"
+
     @property
     def tag(self) -> str:
         return f"_Fire{self.nonce}"
@@ -187,36 +192,37 @@ def watch_module(
         parts = [f"(IF {differs(exprs[i])} THEN {{{i}}} ELSE {{}})" for i in indexes]
         return " \\cup\n    ".join(parts) or "{}"
 
+    o, k = observer.name("o"), observer.name("k")
     lines = [
         f"---- MODULE {observer.watch_module} ----",
         f"EXTENDS {spec_module}, TLC, Naturals, {observer.marks_module}",
         *adapter_text.prelude(adapter, prefix),
     ]
     arms = []
-    for k, (observed, state) in sorted(relevant.items()):
+    for leaf, (observed, state) in sorted(relevant.items()):
         lines.append(
-            f"{t}Step{k} ==\n  LET o == {union(observed)}\n"
-            f"  IN IF o # {{}} THEN o \\cup {{0}} ELSE {union(state)}"
+            f"{t}Step{leaf} ==\n  LET {o} == {union(observed)}\n"
+            f"  IN IF {o} # {{}} THEN {o} \\cup {{0}} ELSE {union(state)}"
         )
-        arms.append(f"k = {k} -> {t}Mark({k}, {t}Step{k})")
+        arms.append(f"{k} = {leaf} -> {t}Mark({leaf}, {t}Step{leaf})")
     dispatch = f"CASE {' [] '.join(arms)} [] OTHER -> TRUE" if arms else "TRUE"
-    lines += [f"{t}Impl(k) == 0 \\in TLCGet(k) \\/ {dispatch}", "===="]
+    lines += [f"{t}Impl({k}) == 0 \\in TLCGet({k}) \\/ {dispatch}", "===="]
     return "\n".join(lines) + "\n"
 
 
 def marks_module(observer: Observer, count: int) -> str:
     """The one module that may use TLCSet: integers and the nonce only, nothing submitted."""
-    t = observer.tag
-    init = " /\\ ".join(f"TLCSet({k}, {{}})" for k in range(1, count + 1)) or "TRUE"
+    t, k, changed = observer.tag, observer.name("k"), observer.name("changed")
+    init = " /\\ ".join(f"TLCSet({i}, {{}})" for i in range(1, count + 1)) or "TRUE"
     return "\n".join(
         [
             f"---- MODULE {observer.marks_module} ----",
             "EXTENDS TLC",
             f"ASSUME {init}",
-            f"{t}Mark(k, changed) ==",
-            "  IF changed \\subseteq TLCGet(k) THEN TRUE",
-            "  ELSE /\\ TLCSet(k, TLCGet(k) \\cup changed)",
-            f'       /\\ PrintT(<<"{observer.nonce}", k, changed>>)',
+            f"{t}Mark({k}, {changed}) ==",
+            f"  IF {changed} \\subseteq TLCGet({k}) THEN TRUE",
+            f"  ELSE /\\ TLCSet({k}, TLCGet({k}) \\cup {changed})",
+            f'       /\\ PrintT(<<"{observer.nonce}", {k}, {changed}>>)',
             "====",
             "",
         ]

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import re
 import time
+from typing import Any
 
 from evaluation.details import RuntimeActionDetail, RuntimeDetails, RuntimeSettings, TlcError
 from evaluation.inputs import adapter_text
@@ -57,7 +58,9 @@ from evaluation.tla.parsed import ParsedSpec, spec_of
 from evaluation.tla.sandbox import Limits, ToolRun
 from evaluation.tla.splitter import Listing
 
-WRAPPER = "_Runtime"
+# Every name P2 generates beside the spec is `_<stem>_<nonce>` (`firing.Observer.name`), so no
+# identifier or module name of a spec can collide with one; these are the stems.
+WRAPPER = "Runtime"
 # TLC writes positions two ways: "line 8, col 3 to line 8, col 9 of module M" in error texts and
 # "Line 8, column 3 to line 8, column 9 in M" in the nested-expression list (TLC_NESTED_EXPRESSION).
 _LOC = re.compile(
@@ -69,7 +72,7 @@ _ACTION = re.compile(
 )
 _DISTINCT = re.compile(r"(\d+) distinct states found")
 # The probe's constraint: no state is explored, so TLC only reports its decomposition of Next.
-PROBE_BOUND = "_Probe"
+PROBE_BOUND = "Probe"
 NO_CHANGE = "fires, but never changes what the contract observes"
 WATCH_ERROR = (
     "P2 could not compare the two states of a step: the adapter's variable mappings cannot be "
@@ -122,7 +125,7 @@ def check_runtime(
     runs = _Runs(parsed, module, settings, adapter, observer, args, limits, deadline)
     # The probe explores nothing: its coverage report is TLC's decomposition of Next, which
     # says where each action is in the spec so that its steps can be watched.
-    probe = runs.run(spec_text, None, PROBE_BOUND)
+    probe = runs.run(spec_text, None, probe=True)
     universe = _coverage(probe.messages, module)
     name_inline(universe or [], spec_text, listing)
     # No decomposition: TLC stopped before exploring (a parse error, Init, an ASSUME); the
@@ -136,7 +139,7 @@ def check_runtime(
             live = {k: a for k, a in tags.items() if a["key"] not in failed}
             dead = [a for a in tags.values() if a["key"] in failed]
             text, located = firing.instrument(parsed, live, dead, observer)
-        run = runs.run(text, tags, "_Bound")
+        run = runs.run(text, tags)
         details["tlc_version"], details["runs"], details["flags"] = (
             run.version,
             runs.count,
@@ -170,7 +173,26 @@ def check_runtime(
     outcome = _finish(run, universe or [], coverage, failed, details, started, verdicts)
     _explain_assumptions(details, run, parsed, contract, adapter)
     _explain_watch_error(details, observer)
+    # TLC names the generated modules in its messages: without the run's nonce, the stored
+    # details are the same on every scoring of the spec.
+    _mask(outcome.details, observer.nonce)
+    for action in outcome.actions:
+        _mask(action.detail, observer.nonce)
     return outcome
+
+
+def _mask(details: Any, nonce: str) -> None:
+    """Every string inside `details` (dicts and lists, changed in place) without `nonce`."""
+    stack = [details]
+    while stack:
+        node = stack.pop()
+        keys = node.keys() if isinstance(node, dict) else range(len(node))
+        for key in list(keys):
+            value = node[key]
+            if isinstance(value, str) and nonce in value:
+                node[key] = value.replace(nonce, "")
+            elif isinstance(value, dict | list):
+                stack.append(value)
 
 
 def _explain_watch_error(details: RuntimeDetails, observer: firing.Observer) -> None:
@@ -201,7 +223,7 @@ class _Runs:
         self.count = 0
         self.safe = False
 
-    def run(self, text: str, tags: dict[int, CoveredAction] | None, bound: str) -> ToolRun:
+    def run(self, text: str, tags: dict[int, CoveredAction] | None, probe: bool = False) -> ToolRun:
         self.count += 1
         left = self.deadline - time.monotonic()
         if left <= 0:
@@ -214,16 +236,17 @@ class _Runs:
             modules.update(
                 firing.modules(self.observer, self.module, self.adapter, tags, self.spec, self.safe)
             )
-        observer = self.observer if watched else None
-        wrapper = _wrapper(self.module, self.settings, self.adapter, bound, observer)
-        modules.update(spec_first(WRAPPER, self.module, wrapper))
-        cfg = _cfg(self.settings, self.adapter)
+        names = self.observer
+        wrapper = _wrapper(self.module, self.settings, self.adapter, names, watched, probe)
+        root = names.name(WRAPPER)
+        modules.update(spec_first(root, self.module, wrapper))
+        cfg = _cfg(self.settings, self.adapter, names)
         cfg += firing.cfg_line(self.observer) + "\n" if watched else ""
         trusted = (self.observer.marks_module,) if watched else ()
         # The spec's own text is scanned through its parse; an instrumented copy is parsed anew.
         spec = self.spec if text == self.spec.text else None
         run = sandbox.run_tlc(
-            modules, WRAPPER, cfg, self.args, self.limits, spec=spec, trusted=trusted
+            modules, root, cfg, self.args, self.limits, spec=spec, trusted=trusted
         )
         raise_if_timed_out("runtime", run, self.safety_net)
         return run
@@ -334,7 +357,8 @@ def _settings(
 ) -> RuntimeSettings:
     # Only constants the spec declares can be assigned (TLC rejects the others).
     pinned = dict(field(contract, "constants", None) or {})
-    pinned = {k: adapter_text.spec_value(v, adapter, "_h_ToSpec") for k, v in pinned.items()}
+    # `ToSpec` as the adapter spells it: the wrapper binds it to its generated helper.
+    pinned = {k: adapter_text.spec_value(v, adapter, "ToSpec") for k, v in pinned.items()}
     values = {**pinned, **adapter.constants}
     init, nxt = adapter_text.behaviour(adapter, spec_text)
     return {
@@ -353,22 +377,35 @@ def _wrapper(
     module: str,
     settings: RuntimeSettings,
     adapter: Adapter,
-    bound: str,
-    observer: firing.Observer | None = None,
+    names: firing.Observer,
+    watched: bool = False,
+    probe: bool = False,
 ) -> str:
     # The bound needs `<` even when the spec does not EXTEND Naturals.
-    watch = f", {observer.watch_module}" if observer else ""
-    lines = [f"---- MODULE {WRAPPER} ----", f"EXTENDS {module}, TLC, Naturals{watch}"]
+    watch = f", {names.watch_module}" if watched else ""
+    lines = [f"---- MODULE {names.name(WRAPPER)} ----", f"EXTENDS {module}, TLC, Naturals{watch}"]
+    helpers = _helpers(names)
     # The watcher declares the model values when it is there (the wrapper EXTENDS it).
-    lines += adapter_text.prelude(adapter, "_h_", declare=observer is None)
+    lines += adapter_text.prelude(adapter, helpers, declare=not watched)
     for name, value in settings["constants"].items():
         sandbox.validate_module_name(name)
-        lines.append(f"_c_{name} == {adapter_text.rewrite(value, '_h_')}")
-    if bound == PROBE_BOUND:
-        lines.append(f'{PROBE_BOUND} == TLCGet("level") < 0')
-    lines.append(bound_definition("_Bound", settings["depth"], settings["max_states"]))
-    lines.append(f"_Constraint == {bound}")
+        lines.append(f"{_constant(names, name)} == {adapter_text.rewrite(value, helpers)}")
+    bound = names.name("Bound")
+    if probe:
+        bound = names.name(PROBE_BOUND)
+        lines.append(f'{bound} == TLCGet("level") < 0')
+    lines.append(bound_definition(names.name("Bound"), settings["depth"], settings["max_states"]))
+    lines.append(f"{names.name('Constraint')} == {bound}")
     return "\n".join(lines + ["===="]) + "\n"
+
+
+def _helpers(names: firing.Observer) -> str:
+    """The prefix of the wrapper's value-mapping helpers (`adapter_text.prelude`)."""
+    return names.name("h") + "_"
+
+
+def _constant(names: firing.Observer, constant: str) -> str:
+    return f"{names.name('c')}_{constant}"
 
 
 def bound_definition(name: str, depth: int, max_states: int) -> str:
@@ -377,10 +414,11 @@ def bound_definition(name: str, depth: int, max_states: int) -> str:
     return f'{name} == TLCGet("level") < {int(depth)} /\\ TLCGet("distinct") < {int(max_states)}'
 
 
-def _cfg(settings: RuntimeSettings, adapter: Adapter) -> str:
-    lines = [f"CONSTANT {n} <- _c_{n}" for n in settings["constants"]]
+def _cfg(settings: RuntimeSettings, adapter: Adapter, names: firing.Observer) -> str:
+    lines = [f"CONSTANT {n} <- {_constant(names, n)}" for n in settings["constants"]]
     lines += adapter_text.model_value_cfg(adapter)
-    lines += [f"INIT {settings['init']}", f"NEXT {settings['next']}", "CONSTRAINT _Constraint"]
+    lines += [f"INIT {settings['init']}", f"NEXT {settings['next']}"]
+    lines.append(f"CONSTRAINT {names.name('Constraint')}")
     return "\n".join(lines) + "\n"
 
 

@@ -5,13 +5,22 @@ TlaSet, records `[a |-> 1]`, functions `(k :> v @@ ..)` and `[x \in S |-> e]` ->
 bare identifiers -> ModelValue. A model value is its own type, so it never compares equal to
 the string with the same spelling. Every value is hashable, so sets of records, functions keyed
 by tuples and sets of sets read back like any other value.
+
+The reader is iterative (an explicit stack, no Python recursion) and reads values nested at
+most MAX_DEPTH levels: a spec can make TLC print a value of any depth (a constant built from
+operators that each stay under the upload's bracket cap), and every consumer of a value
+(hashing, comparing, JSON) walks it. A deeper value raises `TlcValueTooDeep`, which is not a
+`TlcValueError`: readers that skip an unreadable print must not skip this one, because a
+print they skip can be one that withholds credit. The phase that needed it ends as an error
+with that reason (`pipeline.refused_outcome`), never a crash, never a verdict.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, NoReturn, TypeAlias
+from typing import Any, Final, NoReturn, TypeAlias
 
 _TOKEN = re.compile(
     r'\s*(?:(?P<str>"(?:[^"\\]|\\.)*")|(?P<int>-?\d+)'
@@ -20,8 +29,27 @@ _TOKEN = re.compile(
 )
 
 
+# Deeper than any value an honest spec prints (the upload caps a spec's brackets at 100 levels;
+# the scorer's own prints wrap a value in a few more), and shallow enough that every recursive
+# consumer of a value (hash, ==, repr, json) stays far from Python's recursion limit.
+MAX_DEPTH = 150
+
+
 class TlcValueError(ValueError):
     pass
+
+
+class TlcValueTooDeep(ValueError):
+    """A value nested deeper than MAX_DEPTH: refused, never read."""
+
+    reason: Final = "value_too_deep"
+
+    def __init__(self, limit: int = MAX_DEPTH) -> None:
+        self.limit = limit
+        super().__init__(
+            f"TLC printed a value nested more than {limit} levels deep; the scorer does not "
+            "read values that deep"
+        )
 
 
 @dataclass(frozen=True)
@@ -65,10 +93,25 @@ def _unescape(text: str) -> str:
     )
 
 
+# What an open container waits for next (the explicit stack's frames).
+_ITEMS, _FIELD, _DOMAIN, _BODY, _KEY, _VALUE = range(6)
+_CLOSE = {"<<": ">>", "{": "}"}
+
+
+@dataclass
+class _Frame:
+    opener: str
+    state: int
+    items: list[TlcValue]
+    fields: dict[Any, TlcValue]
+    pending: Any = None  # the field name, bound variable or key waiting for its value
+
+
 class _Parser:
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, max_depth: int = MAX_DEPTH) -> None:
         self.text = text
         self.pos = 0
+        self.max_depth = max_depth
 
     def tok(self, consume: bool = True) -> tuple[str, str]:
         m = _TOKEN.match(self.text, self.pos)
@@ -91,91 +134,164 @@ class _Parser:
             return False
 
     def value(self) -> TlcValue:
+        """One value from `pos`: containers are frames on a stack, so depth costs memory, not
+        Python frames, and a value deeper than `max_depth` is refused."""
+        stack: list[_Frame] = []
+        while True:
+            done = self._start(stack)
+            while done is not None:
+                if not stack:
+                    return done[0]
+                done = self._give(stack[-1], done[0])
+                if done is not None:
+                    stack.pop()
+
+    def _start(self, stack: list[_Frame]) -> tuple[TlcValue] | None:
+        """The next value's first token: an atom (or an empty container) is returned whole; a
+        container is pushed and waits for its first value."""
         kind, text = self.tok()
         if kind == "str":
-            return _unescape(text)
+            return (_unescape(text),)
         if kind == "int":
-            low = int(text)
-            if self.at(".."):
-                self.tok()
-                high = int(self.tok()[1])
-                return TlaSet(frozenset(range(low, high + 1)))
-            return low
+            return (self._integer(int(text)),)
         if kind == "name":
-            return {"TRUE": True, "FALSE": False}.get(text, ModelValue(text))
-        if text == "<<":
-            return tuple(self.items(">>"))
-        if text == "{":
-            return TlaSet(frozenset(self.items("}")))
+            return ({"TRUE": True, "FALSE": False}.get(text, ModelValue(text)),)
+        if text not in ("<<", "{", "[", "("):
+            raise TlcValueError(f"unexpected {text!r}")
+        if len(stack) >= self.max_depth:
+            raise TlcValueTooDeep(self.max_depth)
+        if text in _CLOSE and self.at(_CLOSE[text]):
+            self.tok()
+            return ((),) if text == "<<" else (TlaSet(frozenset()),)
+        frame = _Frame(text, {"[": _FIELD, "(": _KEY}.get(text, _ITEMS), [], {})
         if text == "[":
-            return self.bracket()
-        if text == "(":
-            return self.function()
-        raise TlcValueError(f"unexpected {text!r}")
+            closed = self._next_field(frame)
+            if closed is not None:
+                return closed
+        stack.append(frame)
+        return None
 
-    def items(self, close: str) -> list[TlcValue]:
-        out = []
-        while not self.at(close):
-            out.append(self.value())
-            if self.at(","):
-                self.tok()
+    def _integer(self, low: int) -> TlcValue:
+        if not self.at(".."):
+            return low
         self.tok()
-        return out
+        high = int(self.tok()[1])
+        return TlaSet(frozenset(range(low, high + 1)))
 
-    def bracket(self) -> FrozenDict:
-        """`[a |-> 1, b |-> 2]` (a record) or `[x \\in S |-> e]` (a function)."""
-        out: dict[str, TlcValue] = {}
-        while not self.at("]"):
-            kind, name = self.tok()
-            if kind != "name":
-                raise TlcValueError(f"expected a field name, got {name!r}")
-            if self.at("\\in"):
-                return self.lambda_function(name)
+    def _next_field(self, frame: _Frame) -> tuple[TlcValue] | None:
+        """In `[...]`: the closing bracket (the record), or the next field's name (`a |->`, or
+        `x \\in` for a function `[x \\in S |-> e]`)."""
+        if self.at("]"):
+            self.tok()
+            return (FrozenDict(frame.fields),)
+        kind, name = self.tok()
+        if kind != "name":
+            raise TlcValueError(f"expected a field name, got {name!r}")
+        frame.pending = name
+        if self.at("\\in"):
+            self.tok()
+            frame.state = _DOMAIN
+        else:
             self.expect("|->")
-            out[name] = self.value()
+        return None
+
+    def _give(self, frame: _Frame, value: TlcValue) -> tuple[TlcValue] | None:
+        """Hand a read value to the open container; its value when that closes it."""
+        if frame.state == _ITEMS:
+            frame.items.append(value)
             if self.at(","):
                 self.tok()
-        self.tok()
-        return FrozenDict(out)
+            if not self.at(_CLOSE[frame.opener]):
+                return None
+            self.tok()
+            return (tuple(frame.items) if frame.opener == "<<" else TlaSet(frozenset(frame.items)),)
+        if frame.state == _FIELD:
+            frame.fields[frame.pending] = value
+            if self.at(","):
+                self.tok()
+            return self._next_field(frame)
+        if frame.state in (_DOMAIN, _BODY):
+            return self._give_lambda(frame, value)
+        return self._give_function(frame, value)
 
-    def lambda_function(self, bound: str) -> FrozenDict:
-        self.tok()
-        domain = self.value()
-        self.expect("|->")
-        body = self.value()
+    def _give_lambda(self, frame: _Frame, value: TlcValue) -> tuple[TlcValue] | None:
+        if frame.state == _DOMAIN:
+            if not isinstance(value, TlaSet):
+                raise TlcValueError(f"the domain of [{frame.pending} \\in ...] is not a set")
+            frame.items, frame.state = [value], _BODY
+            self.expect("|->")
+            return None
         self.expect("]")
-        if not isinstance(domain, TlaSet):
-            raise TlcValueError(f"the domain of [{bound} \\in ...] is not a set")
-        return FrozenDict({x: _bind(body, bound, x) for x in domain.items})
+        domain = frame.items[0]
+        assert isinstance(domain, TlaSet)
+        return (FrozenDict({x: _bind(value, frame.pending, x) for x in domain.items}),)
 
-    def function(self) -> TlcValue:
-        out: dict[TlcValue, TlcValue] = {}
-        while True:
-            key = self.value()
-            if self.at(")") and not out:
+    def _give_function(self, frame: _Frame, value: TlcValue) -> tuple[TlcValue] | None:
+        """`(k :> v @@ ...)`, or a parenthesised plain value `(v)`."""
+        if frame.state == _KEY:
+            if self.at(")") and not frame.fields:
                 self.tok()
-                return key  # a parenthesised plain value
+                return (value,)
             self.expect(":>")
-            out[key] = self.value()
-            if self.at("@@"):
-                self.tok()
-                continue
-            self.expect(")")
-            return FrozenDict(out)
+            frame.pending, frame.state = value, _VALUE
+            return None
+        frame.fields[frame.pending] = value
+        if self.at("@@"):
+            self.tok()
+            frame.state = _KEY
+            return None
+        self.expect(")")
+        return (FrozenDict(frame.fields),)
+
+
+def _rebuild(value: TlcValue, leaf: Callable[[Any], Any], keys: bool = True) -> Any:
+    """`value` rebuilt bottom-up with `leaf` applied to every non-container, without recursion
+    (a read value is at most MAX_DEPTH deep, but a stack costs no Python frames at all).
+    Sequences stay tuples, sets TlaSets, functions FrozenDicts; `keys=False` leaves a
+    function's keys as they are."""
+    out: list[Any] = []
+    stack: list[tuple[Any, bool]] = [(value, False)]
+    while stack:
+        node, built = stack.pop()
+        parts = _parts(node, keys)
+        if parts is None:
+            out.append(leaf(node))
+            continue
+        if not built:
+            stack.append((node, True))
+            stack.extend((part, False) for part in reversed(parts))
+            continue
+        made = out[len(out) - len(parts) :]
+        del out[len(out) - len(parts) :]
+        out.append(_assemble(node, made, keys))
+    return out[0]
+
+
+def _parts(node: Any, keys: bool) -> list[Any] | None:
+    if isinstance(node, tuple):
+        return list(node)
+    if isinstance(node, TlaSet):
+        return list(node.items)
+    if isinstance(node, dict):
+        return [p for k, v in node.items() for p in ((k, v) if keys else (v,))]
+    return None
+
+
+def _assemble(node: Any, made: list[Any], keys: bool) -> Any:
+    if isinstance(node, tuple):
+        return tuple(made)
+    if isinstance(node, TlaSet):
+        return TlaSet(frozenset(made))
+    if keys:
+        return FrozenDict(zip(made[0::2], made[1::2], strict=True))
+    return FrozenDict(zip(node.keys(), made, strict=True))
 
 
 def _bind(body: TlcValue, name: str, value: TlcValue) -> TlcValue:
     """`e` of `[x \\in S |-> e]` with x replaced by one element (only value-shaped bodies can be
     read; TLC prints anything else as an expression, which is refused above)."""
-    if body == ModelValue(name):
-        return value
-    if isinstance(body, tuple):
-        return tuple(_bind(b, name, value) for b in body)
-    if isinstance(body, TlaSet):
-        return TlaSet(frozenset(_bind(b, name, value) for b in body.items))
-    if isinstance(body, dict):
-        return FrozenDict({_bind(k, name, value): _bind(v, name, value) for k, v in body.items()})
-    return body
+    bound = ModelValue(name)
+    return _rebuild(body, lambda leaf: value if leaf == bound else leaf)  # type: ignore[no-any-return]
 
 
 def parse_tlc_value(text: str) -> TlcValue:
@@ -187,9 +303,58 @@ def parse_tlc_value(text: str) -> TlcValue:
 
 
 def to_json_like(value: Any) -> Any:
-    """Tuples become lists so TLC values compare with JSON window values."""
-    if isinstance(value, tuple):
-        return [to_json_like(v) for v in value]
-    if isinstance(value, dict):
-        return {k: to_json_like(v) for k, v in value.items()}
-    return value
+    """Tuples become lists so TLC values compare with JSON window values (a function's keys and
+    a set's elements stay as read, hashable). Iterative, like the reader."""
+    out: list[Any] = []
+    stack: list[tuple[Any, bool]] = [(value, False)]
+    while stack:
+        node, built = stack.pop()
+        if isinstance(node, tuple):
+            parts = list(node)
+        elif isinstance(node, dict):
+            parts = list(node.values())
+        else:
+            out.append(node)
+            continue
+        if not built:
+            stack.append((node, True))
+            stack.extend((part, False) for part in reversed(parts))
+            continue
+        made = out[len(out) - len(parts) :]
+        del out[len(out) - len(parts) :]
+        out.append(made if isinstance(node, tuple) else dict(zip(node.keys(), made, strict=True)))
+    return out[0]
+
+
+def json_value(value: Any) -> Any:
+    """JSON-friendly; a model value is shown as a marker that never equals a string (a
+    function's keys as strings, anything not JSON as `{"tla": repr}`). Iterative."""
+    out: list[Any] = []
+    stack: list[tuple[Any, bool]] = [(value, False)]
+    while stack:
+        node, built = stack.pop()
+        if isinstance(node, dict):
+            parts = list(node.values())
+        elif isinstance(node, list):
+            parts = list(node)
+        else:
+            out.append(_json_leaf(node))
+            continue
+        if not built:
+            stack.append((node, True))
+            stack.extend((part, False) for part in reversed(parts))
+            continue
+        made = out[len(out) - len(parts) :]
+        del out[len(out) - len(parts) :]
+        if isinstance(node, list):
+            out.append(made)
+        else:
+            keys = [k if isinstance(k, str) else repr(k) for k in node]
+            out.append(dict(zip(keys, made, strict=True)))
+    return out[0]
+
+
+def _json_leaf(value: Any) -> Any:
+    if isinstance(value, str | int | bool) or value is None:
+        return value
+    return {"tla": repr(value)}

@@ -17,6 +17,8 @@ from typing import Any
 
 TLC_INT_MIN = -(2**31)
 TLC_INT_MAX = 2**31 - 1
+# As deep as TLC values are read back (`tlcvalue.MAX_DEPTH`): far deeper than any trace value.
+MAX_DEPTH = 150
 _ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r", "\f": "\\f"}
 _ESCAPE_TABLE = str.maketrans(_ESCAPES)
 _NEEDS_CARE = re.compile(r'[\x00-\x1f\x7f\\"]')
@@ -49,6 +51,48 @@ def to_tla(value: object, path: str = "$") -> str:
 
 
 def _encode(value: object, path: str | None) -> str:
+    """Iterative (an explicit stack of what is still to write), so a value's depth costs no
+    Python frames; a value nested deeper than MAX_DEPTH is refused like any other."""
+    out: list[str] = []
+    todo: list[tuple[object, str | None, int] | str] = [(value, path, 0)]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, str):
+            out.append(item)
+            continue
+        node, where, depth = item
+        if isinstance(node, list | tuple | dict):
+            if depth >= MAX_DEPTH:
+                raise ValueEncodingError(f"{where}: nested deeper than {MAX_DEPTH} levels")
+            todo += reversed(_children(node, where, depth + 1))
+        else:
+            out.append(_scalar(node, where))
+    return "".join(out)
+
+
+def _children(
+    node: list[Any] | tuple[Any, ...] | dict[Any, Any], path: str | None, depth: int
+) -> list[tuple[object, str | None, int] | str]:
+    """A container as text pieces and the values inside it, in writing order."""
+    parts: list[tuple[object, str | None, int] | str] = []
+    if isinstance(node, dict):
+        if not node:
+            return ["<<>>"]
+        for key in node:
+            if not isinstance(key, str):
+                raise ValueEncodingError(f"{path}: object key {key!r} is not a string")
+        for i, key in enumerate(sorted(node)):
+            parts.append(("" if i == 0 else " @@ ") + f"{_string(key)} :> ")
+            parts.append((node[key], None if path is None else f"{path}.{key}", depth))
+        return ["(", *parts, ")"]
+    for i, element in enumerate(node):
+        if i:
+            parts.append(", ")
+        parts.append((element, None if path is None else f"{path}[{i}]", depth))
+    return ["<<", *parts, ">>"]
+
+
+def _scalar(value: object, path: str | None) -> str:
     if isinstance(value, bool):
         return "TRUE" if value else "FALSE"
     if isinstance(value, int):
@@ -57,28 +101,8 @@ def _encode(value: object, path: str | None) -> str:
         return str(value)
     if isinstance(value, str):
         return _string(value)
-    if isinstance(value, list | tuple):
-        items = ", ".join(
-            _encode(v, None if path is None else f"{path}[{i}]") for i, v in enumerate(value)
-        )
-        return f"<<{items}>>"
-    if isinstance(value, dict):
-        return _function(value, path)
     if value is None:
         raise ValueEncodingError(f"{path}: null has no TLA+ value; map it to a sentinel string")
     if isinstance(value, float):
         raise ValueEncodingError(f"{path}: float {value!r} has no TLA+ value; use an integer")
     raise ValueEncodingError(f"{path}: unsupported type {type(value).__name__}")
-
-
-def _function(value: dict[str, Any], path: str | None) -> str:
-    if not value:
-        return "<<>>"
-    for key in value:
-        if not isinstance(key, str):
-            raise ValueEncodingError(f"{path}: object key {key!r} is not a string")
-    pairs = [
-        f"{_string(k)} :> {_encode(value[k], None if path is None else f'{path}.{k}')}"
-        for k in sorted(value)
-    ]
-    return "(" + " @@ ".join(pairs) + ")"

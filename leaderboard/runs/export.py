@@ -87,6 +87,9 @@ def run_as_dict(run: Run) -> dict[str, Any]:
         "source": run.source,
         "submitter": run.submitter.get_username() if run.submitter else None,
         "review": run.review,
+        # The public spec or earlier run of the task this spec is a near-duplicate of, for
+        # reviewers (`runs/likeness.py`); null when none is.
+        "similar_to": run.similar_to,
         # `overall` and phase `score` are the published figures (leaderboard.web.rounding), as on
         # the pages; the unrounded values are kept beside them for re-checking.
         "overall": figure(run.overall),

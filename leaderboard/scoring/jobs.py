@@ -52,6 +52,7 @@ from leaderboard.models import (
     WindowResult,
 )
 from leaderboard.releases.rescoring import after_scoring
+from leaderboard.runs.likeness import flag_near_duplicates
 from leaderboard.scoring import processes, queueing
 from leaderboard.scoring.backends import ScorerUnavailable, score_run
 from leaderboard.tasks.importing import canonical_windows, current_corpus
@@ -100,6 +101,7 @@ def _announce_scorer() -> None:
 def _score(run: Run) -> str:
     log.info("run %s: attempt %s on %s", run.pk, run.attempts, _worker_label())
     append_log(run, f"attempt {run.attempts} started on {_worker_label()}")
+    _flag(run)
 
     def on_phase(outcome: PhaseOutcome) -> None:
         save_phase(run, outcome)
@@ -147,6 +149,20 @@ def _score(run: Run) -> str:
     append_log(run, f"finished: overall {overall:.3f}")
     log.info("run %s: finished, overall %.3f", run.pk, overall)
     return Run.Status.FINISHED
+
+
+def _flag(run: Run) -> None:
+    """The near-duplicate flag (`runs/likeness.py`), before the phases so that a run whose
+    scoring fails is flagged too. It is a note to reviewers, never a score: a failure to
+    measure it is logged and the scoring goes on."""
+    try:
+        similar = flag_near_duplicates(run)
+    except Exception:  # noqa: BLE001 - a flag must not stop a scoring (a lost database is met again below)
+        log.exception("run %s: the near-duplicate check failed", run.pk)
+        return
+    if similar:
+        what = f"run {similar['run']}" if "run" in similar else similar["reference"]
+        append_log(run, f"near-duplicate of {what} (similarity {similar['similarity']:.3f})")
 
 
 def append_log(run: Run, line: str) -> None:

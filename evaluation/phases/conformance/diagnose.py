@@ -17,7 +17,7 @@ from evaluation.phases.conformance import generator as gen
 from evaluation.phases.conformance.cases import Case
 from evaluation.phases.conformance.runner import Budget, run_module
 from evaluation.tla.parsed import ParsedSpec
-from evaluation.tla.tlcvalue import TlcValueError, _Parser, to_json_like
+from evaluation.tla.tlcvalue import TlcValueError, _Parser, json_value, to_json_like
 from evaluation.windows.window import State
 
 MAX_SUCCESSORS = 3
@@ -52,17 +52,6 @@ def differences(actual: State, expected: State) -> list[Difference]:
         elif not same(got, want):
             out.append({"variable": var, "trace": want, "spec": json_value(got)})
     return out
-
-
-def json_value(value: Any) -> Any:
-    """JSON-friendly; a model value is shown as a marker that never equals a string."""
-    if isinstance(value, dict):
-        return {k if isinstance(k, str) else repr(k): json_value(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [json_value(v) for v in value]
-    if isinstance(value, str | int | bool) or value is None:
-        return value
-    return {"tla": repr(value)}
 
 
 def read_tagged(output: str, nonce: str, tag: str) -> list[tuple[Any, ...]]:

@@ -30,6 +30,12 @@ IO_MODULES = {
     "CSV": "it reads and writes files",
     "TLCExt": "it controls the model checker itself",
 }
+# Names a spec's own module may not take: TLC's modules and ours would be shadowed by it (or
+# refused by the sandbox), and the scorer's generated modules are named from these stems (with
+# a per-run nonce, so a spec cannot collide with one; the stems are refused all the same so
+# that no spec looks like one of them in a run directory or a TLC message).
+RESERVED_MODULES = STANDARD_MODULES | LIBRARY_MODULES | frozenset(IO_MODULES) | {"TLAPS"}
+GENERATED_MODULE = re.compile(r"^(?:_Runtime|_Fire|ConfWrap|SMB(?:[0-9a-f]{8}|Levels)|_D\d+$)")
 TLCSET = re.compile(r"\bTLCSet\b")
 _COMMENT = re.compile(r"\(\*.*?\*\)|\\\*[^\n]*", re.DOTALL)
 _STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
@@ -66,19 +72,35 @@ def uses_tlcset(text: str, parsed: ParsedSpec | None = None) -> bool:
     return "TLCSet" in listing_of(text, parsed).identifiers
 
 
+def reserved_module_name(module: str | None) -> str:
+    """Why the spec's module may not have this name, or ""."""
+    if module in RESERVED_MODULES:
+        return (
+            f"the module name {module} is reserved: it is the name of a module TLC or the "
+            "scorer provides; rename the module"
+        )
+    if module and GENERATED_MODULE.match(module):
+        return (
+            f"the module name {module} is reserved: the scorer names the modules it generates "
+            "this way; rename the module"
+        )
+    return ""
+
+
 def precheck_spec(
     spec: str | ParsedSpec,
     extends_allowed: Collection[str] | None = None,
     module: str | None = None,
 ) -> list[str]:
-    """Reasons to refuse a spec before any tool runs: forbidden modules and `TLCSet`.
+    """Reasons to refuse a spec before any tool runs: a reserved module name, forbidden
+    modules and `TLCSet`.
 
     `spec` is the text to check, or its parse (`ParsedSpec`: its text and listing are read).
     `module` is the spec's own module name (a self-INSTANCE is not foreign)."""
     allowed = set(extends_allowed or DEFAULT_ALLOWED)
     parsed = spec_of(spec)
     text, listing = parsed.text, parsed.listing
-    reasons = []
+    reasons = [reason for reason in [reserved_module_name(module)] if reason]
     for name in dict.fromkeys(listing.extends + listing.instances):
         if name == module or name in allowed:
             continue
