@@ -126,8 +126,48 @@ def test_upstream_campaign_window(upstream):
         "votedFor": "None",
         "commitIndex": 5,
         "logLen": 5,
+        # The five bootstrap conf-change entries, which etcd writes at term 1.
+        "logLastTerm": 1,
     }
     assert after == {**before, "currentTerm": 2, "state": "StateCandidate", "votedFor": "2"}
+
+
+def test_upstream_granted_votes_show_in_the_post_state(upstream):
+    # etcd replies to a MsgVote before it records the vote; the window's post-state is the
+    # voter's state once the step is over, so the vote it granted is there.
+    votes = [w for w in upstream if w["action"] == "HandleVoteRequest"]
+    assert len(votes) == 4
+    for w in votes:
+        node, candidate = w["actor"], w["input"]["from"]
+        assert w["pre_state"]["votedFor"][node] == "None"
+        assert w["post_state"]["votedFor"][node] == candidate
+        assert w["post_state"]["currentTerm"][node] == w["input"]["term"]
+
+
+def test_rebuilt_last_terms_agree_with_what_etcd_sends(upstream):
+    # A candidate's MsgVote carries its last log term; the replay did not rebuild it from there
+    # (the cutter checks every MsgVote and MsgApp it sees against the rebuilt logs as it goes).
+    votes = [w for w in upstream if w["action"] == "HandleVoteRequest"]
+    for w in votes:
+        sender = w["input"]["from"]
+        assert w["pre_state"]["logLen"][sender] == w["input"]["logIndex"]
+        assert w["pre_state"]["logLastTerm"][sender] == w["input"]["logTerm"]
+
+
+def test_upstream_send_the_replay_disagrees_with_is_refused(tmp_path):
+    lines = _two_nodes_and_a_leader()
+    lines[-1] = _zap(
+        "SendAppendEntriesRequest",
+        "1",
+        1,
+        1,
+        vote="1",
+        role="StateLeader",
+        msg={**_app(1, 0), "logTerm": 2},
+    )
+    path = _write(tmp_path, "t.ndjson", lines)
+    with pytest.raises(WindowFormatError, match=rf"^{re.escape(str(path))}:5: etcd sends term 2"):
+        cut_file(path)
 
 
 def test_upstream_windows_move_only_the_actor(upstream):
@@ -229,3 +269,74 @@ def _node_first_line() -> dict:
         },
         "window_id": 0,
     }
+
+
+def _zap(name, nid, term, log, commit=0, vote="0", role="StateFollower", msg=None) -> str:
+    event = {
+        "name": name,
+        "nid": nid,
+        "state": {"term": term, "vote": vote, "commit": commit},
+        "role": role,
+        "log": log,
+    }
+    if msg is not None:
+        event["msg"] = msg
+    return json.dumps({"tag": "trace", "event": event})
+
+
+def _app(index, entries, term=1) -> dict:
+    return {
+        "type": "MsgApp",
+        "from": "1",
+        "to": "2",
+        "term": term,
+        "index": index,
+        "logTerm": 0 if index == 0 else 1,
+        "entries": entries,
+        "commit": 0,
+    }
+
+
+def _two_nodes_and_a_leader() -> list[str]:
+    return [
+        _zap("InitState", "1", 0, 0),
+        _zap("InitState", "2", 0, 0),
+        _zap("BecomeLeader", "1", 1, 0, vote="1", role="StateLeader"),
+        _zap("Replicate", "1", 1, 0, vote="1", role="StateLeader"),
+        _zap("SendAppendEntriesRequest", "1", 1, 1, vote="1", role="StateLeader", msg=_app(0, 1)),
+    ]
+
+
+def test_upstream_append_takes_the_senders_entry_terms(tmp_path):
+    lines = [
+        *_two_nodes_and_a_leader(),
+        _zap("ReceiveAppendEntriesRequest", "2", 0, 0, msg=_app(0, 1)),
+        _zap("BecomeFollower", "2", 1, 0),
+        _zap("SendAppendEntriesResponse", "2", 1, 1),
+    ]
+    (window,) = [w for w in cut_file(_write(tmp_path, "t.ndjson", lines)) if w["actor"] == "2"]
+    assert window["input"]["entries"] == [{"term": 1}]
+    assert window["post_state"]["logLen"]["2"] == 1
+    assert window["post_state"]["logLastTerm"]["2"] == 1
+
+
+def test_upstream_append_never_sent_is_refused(tmp_path):
+    lines = [
+        *_two_nodes_and_a_leader(),
+        _zap("ReceiveAppendEntriesRequest", "2", 0, 0, msg=_app(0, 2)),
+    ]
+    path = _write(tmp_path, "t.ndjson", lines)
+    with pytest.raises(WindowFormatError, match=rf"^{re.escape(str(path))}:6: MsgApp received"):
+        cut_file(path)
+
+
+def test_upstream_log_the_replay_cannot_explain_is_refused(tmp_path):
+    # The follower reports two entries after a MsgApp that carried one.
+    lines = [
+        *_two_nodes_and_a_leader(),
+        _zap("ReceiveAppendEntriesRequest", "2", 0, 0, msg=_app(0, 1)),
+        _zap("SendAppendEntriesResponse", "2", 1, 2),
+    ]
+    path = _write(tmp_path, "t.ndjson", lines)
+    with pytest.raises(WindowFormatError, match=rf"^{re.escape(str(path))}:7: the MsgApp replay"):
+        cut_file(path)

@@ -21,7 +21,7 @@ from evaluation.inputs.contracts import Contract
 from evaluation.windows.errors import WindowFormatError
 from evaluation.windows.ndjson import read_objects
 
-VERSION = "1"
+VERSION = "2"
 
 NO_VOTE = "None"
 ROLE_NAMES = {
@@ -258,7 +258,7 @@ def _restore_vote_log_term(msg: dict[str, Any], pre: dict[str, Any]) -> None:
 # --- upstream zap log -------------------------------------------------------------------------
 
 
-def _event_state(event: dict[str, Any], where: str) -> dict[str, Any]:
+def _event_state(event: dict[str, Any], last_term: int, where: str) -> dict[str, Any]:
     try:
         state = event["state"]
         return {
@@ -267,6 +267,7 @@ def _event_state(event: dict[str, Any], where: str) -> dict[str, Any]:
             "votedFor": _vote(state["vote"], where),
             "commitIndex": _int(state["commit"], where, "state.commit"),
             "logLen": _int(event["log"], where, "log"),
+            "logLastTerm": last_term,
         }
     except (KeyError, TypeError):
         raise WindowFormatError(f"{where}: event lacks state/role/log") from None
@@ -289,15 +290,100 @@ def _upstream_message(raw: Any, where: str) -> dict[str, Any]:
         elif kind == "MsgApp":
             msg["prevLogIndex"] = _int(raw["index"], where, "msg.index")
             msg["prevLogTerm"] = _int(raw["logTerm"], where, "msg.logTerm")
-            # The trace gives only the entry count; the entries a leader sends carry its term.
-            count = _int(raw["entries"], where, "msg.entries")
-            msg["entries"] = [{"term": msg["term"]}] * count
+            # The trace gives only the entry count; _Logs fills in the sender's entry terms.
+            msg["entries"] = _int(raw["entries"], where, "msg.entries")
             msg["commitIndex"] = _int(raw["commit"], where, "msg.commit")
         elif kind == "MsgHeartbeat":
             msg["commitIndex"] = _int(raw["commit"], where, "msg.commit")
     except KeyError as exc:
         raise WindowFormatError(f"{where}: msg lacks {exc.args[0]}") from None
     return msg
+
+
+class _Logs:
+    """Every node's log as the terms of its entries, rebuilt from the trace.
+
+    etcd's events give a node's log only as its last index, but a window needs the last entry's
+    term (the contract's logLastTerm) and a MsgApp's entry terms. Both follow from the events:
+    a node's own appends (client entries, a new leader's empty entry, conf changes, bootstrap)
+    carry its current term; a MsgApp carries the sender's entries after its index, as the
+    sender's log stood when it sent them (matched to the receive by the message's fields);
+    the receiver applies them by etcd's rule (raftLog.maybeAppend: ignored below the commit
+    index or when the previous entry's term differs, otherwise truncated at the first
+    conflict). Each rebuilt log is checked against the length the node's next event reports;
+    a trace the replay cannot explain is refused, never guessed.
+    """
+
+    def __init__(self) -> None:
+        self.logs: dict[str, list[int]] = {}
+        self.sent: dict[tuple[str, str], list[tuple[tuple[int, ...], list[int]]]] = {}
+        self.pending: dict[str, list[int]] = {}
+
+    def observe(self, node: str, name: str, event: dict[str, Any], where: str) -> int:
+        """Brings `node`'s log up to this event; returns its last entry's term."""
+        size = _int(event.get("log"), where, "log")
+        term = _int((event.get("state") or {}).get("term"), where, "state.term")
+        log = self.logs.setdefault(node, [])
+        if node in self.pending and name != "BecomeFollower":
+            log = self.logs[node] = self.pending.pop(node)
+            if size != len(log):
+                raise WindowFormatError(
+                    f"{where}: the MsgApp replay gives {len(log)} entries, the node reports {size}"
+                )
+        if name == "InitState" and size <= len(log):
+            # A restart keeps what the node had persisted: a prefix of its log.
+            del log[size:]
+        if size < len(log):
+            raise WindowFormatError(f"{where}: log shrank to {size} outside an append")
+        log.extend([term] * (size - len(log)))
+        return log[-1] if log else 0
+
+    def sent_app(self, msg: dict[str, Any], where: str) -> None:
+        log = self.logs[msg["from"]]
+        start, count = msg["prevLogIndex"], msg["entries"]
+        if start + count > len(log):
+            raise WindowFormatError(f"{where}: MsgApp sends entries beyond the sender's log")
+        self.check_term(log, start, msg["prevLogTerm"], where)
+        key = (msg["term"], start, msg["prevLogTerm"], count, msg["commitIndex"])
+        self.sent.setdefault((msg["from"], msg["to"]), []).append((key, log[start : start + count]))
+
+    def check_term(self, log: list[int], index: int, term: int, where: str) -> None:
+        """etcd's own record of a term in the sender's log (a MsgApp's logTerm, a MsgVote's)
+        must agree with the replay's: every message sent is a check of the rebuilt logs."""
+        rebuilt = log[index - 1] if 0 < index <= len(log) else 0
+        if rebuilt != term:
+            raise WindowFormatError(
+                f"{where}: etcd sends term {term} at index {index}, the replay has {rebuilt}"
+            )
+
+    def received_app(self, msg: dict[str, Any], state: dict[str, Any], where: str) -> list[int]:
+        """The entry terms of a received MsgApp; the receiver's log after it becomes pending."""
+        key = (msg["term"], msg["prevLogIndex"], msg["prevLogTerm"], msg["entries"])
+        queue = self.sent.get((msg["from"], msg["to"]), [])
+        found = next((i for i, (k, _) in enumerate(queue) if k == (*key, msg["commitIndex"])), None)
+        if found is None:
+            raise WindowFormatError(f"{where}: MsgApp received that the trace never sent")
+        terms = queue.pop(found)[1]
+        self.pending[msg["to"]] = _appended(
+            self.logs[msg["to"]], msg, terms, state["currentTerm"], state["commitIndex"]
+        )
+        return terms
+
+
+def _appended(
+    log: list[int], msg: dict[str, Any], terms: list[int], term: int, commit: int
+) -> list[int]:
+    index = msg["prevLogIndex"]
+    matches = index == 0 or (index <= len(log) and log[index - 1] == msg["prevLogTerm"])
+    if msg["term"] < term or index < commit or not matches:
+        return list(log)
+    out = list(log)
+    for offset, entry_term in enumerate(terms):
+        position = index + offset
+        if position < len(out) and out[position] == entry_term:
+            continue
+        return out[:position] + terms[offset:]
+    return out
 
 
 def _flatten(nodes: dict[str, dict[str, Any]]) -> dict[str, Any]:
@@ -316,10 +402,36 @@ def _with_node(flat: dict[str, Any], node: str, rec: dict[str, Any]) -> dict[str
     return out
 
 
-def _cut_upstream(rows: list[tuple[int, dict[str, Any]]], label: str) -> list[dict[str, Any]]:
+def _closes(waiting: dict[str, Any], name: str, event: dict[str, Any]) -> bool:
+    """Whether a node's event shows the state after the step a pending window waits for.
+
+    A term update (BecomeFollower) happens inside the step. So does a granted vote's reply:
+    etcd sends MsgVoteResp before it records the vote (raft.Step, case MsgVote), so the
+    grant shows only in the node's next event after it.
+    """
+    if name == "BecomeFollower":
+        return False
+    msg = event.get("msg")
+    granted = name == "SendRequestVoteResponse" and isinstance(msg, dict) and not msg.get("reject")
+    return not (waiting["action"] == "HandleVoteRequest" and granted)
+
+
+def rebuilt_logs(path: Path) -> dict[str, list[int]]:
+    """Each node's log (entry terms) as the replay of an upstream-layout trace leaves it."""
+    logs = _Logs()
+    _cut_upstream([(number, obj) for number, _, obj in read_objects(path)], str(path), logs)
+    for node, log in logs.pending.items():
+        logs.logs[node] = log
+    return logs.logs
+
+
+def _cut_upstream(
+    rows: list[tuple[int, dict[str, Any]]], label: str, logs: _Logs | None = None
+) -> list[dict[str, Any]]:
     trace_id = Path(label).stem
     nodes: dict[str, dict[str, Any]] = {}
     pending: dict[str, dict[str, Any]] = {}  # node -> window waiting for its post-state
+    logs = logs or _Logs()
     windows: list[dict[str, Any]] = []
     for line, obj in rows:
         where = f"{label}:{line}"
@@ -328,15 +440,23 @@ def _cut_upstream(rows: list[tuple[int, dict[str, Any]]], label: str) -> list[di
             raise WindowFormatError(f"{where}: expected a zap trace line with an event object")
         node = _node(event.get("nid"), where)
         name = event["name"]
-        state = _event_state(event, where)
+        state = _event_state(event, logs.observe(node, name, event, where), where)
         waiting = pending.get(node)
-        if waiting is not None and name != "BecomeFollower":
+        if waiting is not None and _closes(waiting, name, event):
             waiting["post_state"] = _with_node(waiting["pre_state"], node, state)
             windows.append(waiting)
             del pending[node]
         before = _flatten(nodes) if node in nodes else None
         nodes[node] = state
         msg = _upstream_message(event["msg"], where) if "msg" in event else None
+        if msg is not None and name == "SendRequestVoteRequest" and msg["type"] == "MsgVote":
+            logs.check_term(logs.logs[node], msg["logIndex"], msg["logTerm"], where)
+        if msg is not None and msg["type"] == "MsgApp":
+            if name == "SendAppendEntriesRequest":
+                logs.sent_app(msg, where)
+            elif name == "ReceiveAppendEntriesRequest":
+                terms = logs.received_app(msg, state, where)
+                msg["entries"] = [{"term": t} for t in terms]
         key = (name, msg["type"] if msg else None)
         if key in RECEIVE_ACTIONS:
             pending[node] = _window(

@@ -49,20 +49,23 @@ ElectionTimeout(i) ==
   /\ votedFor' = [votedFor EXCEPT ![i] = i]
   /\ UNCHANGED <<commitIndex, logLen, logLastTerm>>
 
-\* Step(MsgVote): grant when the receiver may vote for the sender and its log is up to date.
+\* Step(MsgVote): a request of an older term is dropped (raft.Step ignores it, as upstream's
+\* spec drops stale messages); otherwise grant when the receiver may vote for the sender and its
+\* log is up to date.
 HandleVoteRequest(i, m) ==
   /\ m.type = "MsgVote"
   /\ m.to = i
   /\ m.from # i
-  /\ m.term >= currentTerm[i]
-  /\ LET vote == VoteAfter(i, m)
-         upToDate == \/ m.logTerm > logLastTerm[i]
-                     \/ m.logTerm = logLastTerm[i] /\ m.logIndex >= logLen[i]
-         grant == upToDate
-     IN /\ currentTerm' = [currentTerm EXCEPT ![i] = m.term]
-        /\ state' = [state EXCEPT ![i] = IF m.term > currentTerm[i] THEN Follower ELSE @]
-        /\ votedFor' = [votedFor EXCEPT ![i] = IF grant THEN m.from ELSE vote]
-  /\ UNCHANGED <<commitIndex, logLen, logLastTerm>>
+  /\ IF m.term < currentTerm[i]
+       THEN UNCHANGED vars
+       ELSE /\ LET vote == VoteAfter(i, m)
+                   upToDate == \/ m.logTerm > logLastTerm[i]
+                               \/ m.logTerm = logLastTerm[i] /\ m.logIndex >= logLen[i]
+                   grant == upToDate
+               IN /\ currentTerm' = [currentTerm EXCEPT ![i] = m.term]
+                  /\ state' = [state EXCEPT ![i] = IF m.term > currentTerm[i] THEN Follower ELSE @]
+                  /\ votedFor' = [votedFor EXCEPT ![i] = IF grant THEN m.from ELSE vote]
+            /\ UNCHANGED <<commitIndex, logLen, logLastTerm>>
 
 \* A candidate with a quorum of votes in its term becomes leader and appends an empty entry.
 BecomeLeader(i) ==
