@@ -1,5 +1,5 @@
 """The etcd reference spec passes every window cut from the committed harness corpus
-(harnesses/etcd/traces: 24 runs of etcd's own Raft in six scenarios, seed 5), and each
+(corpus/traces/etcd/harness: 24 runs of etcd's own Raft in six scenarios, seed 5), and each
 deliberately wrong variant fails exactly the windows its defect touches.
 
 Measured on this corpus: 1060 windows, HandleAppendEntries 484, HandleHeartbeat 337,
@@ -29,8 +29,8 @@ ALL_PASS = {
 
 
 def _cut(contract, *patterns: str):
-    traces = Traces("etcd", tuple(f"harnesses/etcd/traces/{p}" for p in patterns), "project")
-    return cut_with_summary(replace(contract, traces=traces), ROOT)
+    traces = Traces("etcd", tuple(f"traces/etcd/harness/{p}" for p in patterns), "data")
+    return cut_with_summary(replace(contract, traces=traces), ROOT / "corpus")
 
 
 @pytest.fixture(scope="module")
