@@ -108,6 +108,7 @@ from evaluation.windows import (
     trace_base,
     trace_files,
 )
+from evaluation.windows.heldout import cut_heldout
 from evaluation.windows.window import State, Window
 
 __all__ = [
@@ -151,6 +152,7 @@ __all__ = [
     "add_score_arguments",
     "cell_score",
     "check_isolated",
+    "cut_heldout",
     "cut_with_summary",
     "cutter_version",
     "lines_in",
