@@ -71,7 +71,10 @@ def cell_score(
     provenance: str,
     weights: Iterable[Weight] = OFFICIAL_WEIGHTS,
 ) -> float:
-    """The weighted score of one run (see the module docstring for missing and N/A phases)."""
+    """The weighted score of one run (see the module docstring for missing and N/A phases).
+    `provenance` no longer changes the rule (verified and reported runs both count a missing
+    phase 0 since issue 37); callers still name it, and it stays for them."""
+    del provenance
     normalised = dict(zip(PHASES, normalise_weights(weights), strict=True))
     # The weights already sum to 1; dividing by their float sum (0.9999999999999999) would move
     # the paper's 0.7374999999999999 to 0.7375, whose published rounding is 0.738, not 0.737.
