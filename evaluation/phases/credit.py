@@ -262,6 +262,14 @@ def _withheld(conformance: PhaseOutcome | None, contract: Contract) -> str:
             f"{UNSPECIFIC}: P3 ended with status {status}, so whether the actions that keep "
             "it are the system's is not known"
         )
+    fit = conformance.details.get("fits_public")
+    if fit and fit["flagged"]:
+        return (
+            f"{UNSPECIFIC}: the spec fits the public windows, not the system (its public P3 "
+            f"pass rate exceeds the held-out one by {fit['gap']:.2f}, more than "
+            f"{fit['margin']:.2f}): the behaviour its invariants hold of is the public traces', "
+            "not the system's"
+        )
     return ""
 
 
