@@ -108,7 +108,7 @@ from evaluation.windows import (
     trace_base,
     trace_files,
 )
-from evaluation.windows.heldout import cut_heldout
+from evaluation.windows.heldout import cut_heldout, heldout_files
 from evaluation.windows.window import State, Window
 
 __all__ = [
@@ -154,6 +154,7 @@ __all__ = [
     "check_isolated",
     "cut_heldout",
     "cut_with_summary",
+    "heldout_files",
     "cutter_version",
     "lines_in",
     "load_all_contracts",

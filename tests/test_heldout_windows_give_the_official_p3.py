@@ -133,9 +133,7 @@ def test_a_lookup_table_of_the_public_windows_is_flagged_and_gets_only_p1_and_p2
     assert p3.details["fits_public"]["flagged"] is True
     assert p3.score == p3.details["heldout"]["score"] == 0
     assert report.outcomes["invariant"].score == 0
-    assert report.outcomes["invariant"].details["credit"]["withheld"].startswith(
-        credit.UNSPECIFIC
-    )
+    assert report.outcomes["invariant"].details["credit"]["withheld"].startswith(credit.UNSPECIFIC)
     assert report.overall <= ONLY_P1_P2
 
 
