@@ -66,3 +66,29 @@ def test_a_constant_too_deep_to_read_leaves_no_p4_credit():
     assert report.outcomes["conformance"].score == 0
     assert report.outcomes["invariant"].score == 0
     assert report.overall <= ONLY_P1_P2
+
+
+def test_no_guards_and_one_actor_fails_the_safety_negatives_and_the_every_actor_rule():
+    report = attack("spin", "no_guards_one_actor")
+    p3 = report.outcomes["conformance"]
+    for action, row in p3.details["per_action"].items():
+        # Every real window passes; the same steps moved into states where another thread
+        # holds the lock break MutualExclusion / LockConsistency, and the spec takes them.
+        assert row["passed"] == row["total"], action
+        assert row["specificity"]["by_family"]["neg-safety"]["wrongly_accepted"] > 0, action
+        assert "which every state of the traces satisfies" in row["specificity_failure"]
+    assert p3.score == 0
+    assert credit_of(report)["idle_actors"] == ["1", "2"]
+    assert report.overall <= ONLY_P1_P2
+
+
+def test_the_reference_accepts_no_safety_negative():
+    contract = load_contract("spin")
+    spec = (settings.TASKS_DATA_DIR / "spin" / "reference" / "spin.tla").read_text()
+    windows = cut_windows(contract, settings.SYSMOBENCH_DATA_DIR)
+    report = score_spec(spec, contract, windows, phases=["syntax", "runtime", "conformance"])
+    p3 = report.outcomes["conformance"]
+    assert p3.score == 1
+    for row in p3.details["per_action"].values():
+        safety = row["specificity"]["by_family"]["neg-safety"]
+        assert safety["checked"] > 0 and safety["wrongly_accepted"] == 0
