@@ -23,10 +23,16 @@ invariant with verdict `holds` keeps its credit only if:
     window in P3 (`conformance/specificity.py`): an invariant kept by an action that allows any
     change that keeps it (every step filtered through the invariant) is not a fact about the
     system. An invariant reading a variable no window shows (spin's callType) depends on every
-    target action. This rule needs P3 to have run: when it did not run to the end (an
-    error), the invariants it would decide are not credited either, or a spec could keep its
-    invariants by making P3 fail (P3 scores 0 then anyway). A crash of P3 itself (a scorer bug,
-    `details.internal`) leaves the rule unapplied: a scorer bug must not take P4 down with it.
+    target action.
+(c) since scorer 3.0.0 (issue 37), credit follows conformance: an invariant that passes (a)
+    and (b) earns the mean official P3 pass rate (the held-out one when there is a held-out
+    set; undecided windows count as not passed) of the target actions that change, in the
+    traces, what it reads (every target action when it reads state no window shows or
+    changes). No invariant earns anything (`details.credit.withheld`) when the task has no
+    traces, when P3 did not run to the end (any error, a scorer bug included: fail closed, a
+    spec must not keep its invariants by making P3 fail), when the run fits the public windows
+    but not the held-out ones (`phases/heldout.py`), or when P4's bounded region does not show
+    every actor the traces show acting, acting (`idle_actors`: a script where one thread acts).
 
 The targets are measured by `reach.measure` (TLC, P2's bounded region, see there). An invariant
 that loses its credit becomes `error` with the reason (prefixes VACUOUS / UNSPECIFIC, marked on
