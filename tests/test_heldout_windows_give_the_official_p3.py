@@ -18,6 +18,7 @@ from evaluation import cli
 from evaluation.inputs.contracts import load_contract
 from evaluation.phases import conformance, credit, heldout
 from evaluation.pipeline import score_spec
+from evaluation.textreport import render
 from evaluation.windows import cut_windows
 from evaluation.windows.heldout import cut_heldout
 from tests.heldout_support import (
@@ -113,6 +114,7 @@ def test_the_reference_is_scored_on_both_and_the_held_out_p3_is_official(tmp_pat
     assert result["phases"]["conformance"]["score"] == split["heldout"]["score"]
     assert result["overall"] == pytest.approx(1.0)
     assert result["fingerprint"]["heldout_windows_sha256"]
+    assert "held-out P3 (official) 1.000, public P3 1.000" in render(result)
     # Nothing of the held-out traces leaves the scorer: counts only, no window, no state.
     text = json.dumps(result)
     assert "held-7-" not in text and "held_7_" not in text
