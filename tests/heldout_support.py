@@ -127,13 +127,19 @@ def lookup_table_spec(contract, windows: list[dict], hidden: dict[str, object]) 
                 f"vars == <<{', '.join(variables)}>>",
                 "T == {" + ",\n  ".join(rows) + "}",
                 "Starts == {" + ",\n  ".join(starts) + "}",
-                "Row(a, actor) == \\E r \\in T :",
-                "  /\\ r.a = a /\\ r.actor = actor",
-                *(f"  /\\ {v} = r.pre.{v}" for v in shown),
-                *(f"  /\\ {v}' = r.post.{v}" for v in shown),
+                "Row(a, actor) == \\E tr \\in T :",
+                "  /\\ tr.a = a /\\ tr.actor = actor",
+                *(
+                    f'  /\\ IF "{v}" \\in DOMAIN tr.pre THEN {v} = tr.pre.{v} ELSE TRUE'
+                    for v in shown
+                ),
+                *(
+                    f'  /\\ {v}\' = IF "{v}" \\in DOMAIN tr.post THEN tr.post.{v} ELSE {v}'
+                    for v in shown
+                ),
                 *(f"  /\\ UNCHANGED {v}" for v in hidden),
                 *actions,
-                "Init == \\E s \\in Starts : " + " /\\ ".join(f"{v} = s.{v}" for v in variables),
+                "Init == \\E st \\in Starts : " + " /\\ ".join(f"{v} = st.{v}" for v in variables),
                 f"Next == \\E i \\in {{{', '.join(to_tla(a) for a in actors)}}} : {calls}",
                 "Spec == Init /\\ [][Next]_vars",
                 "====",
