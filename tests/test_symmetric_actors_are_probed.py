@@ -72,8 +72,11 @@ def test_a_table_of_which_thread_did_what_fails_the_probes(spin, public):
     report = score_spec(table, spin, public, phases=["syntax", "runtime", "conformance"])
     p3 = report.outcomes["conformance"]
     verdicts = {w.window_id: w.verdict for w in p3.windows}
-    originals = [v for k, v in verdicts.items() if not k.endswith(SUFFIX)]
-    probed = [v for k, v in verdicts.items() if k.endswith(SUFFIX)]
-    assert originals and all(v == "pass" for v in originals)
-    assert probed and any(v != "pass" for v in probed)
+    # The same step by another thread: the table took it as recorded, not as rotated.
+    lost = [
+        k
+        for k, v in verdicts.items()
+        if k.endswith(SUFFIX) and v != "pass" and verdicts[k.removesuffix(SUFFIX)] == "pass"
+    ]
+    assert lost
     assert p3.score < 1
