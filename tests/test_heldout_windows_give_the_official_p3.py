@@ -161,3 +161,24 @@ def test_a_held_out_check_that_crashes_fails_p3_and_p4_credit_closed(
     assert p4.score == 0
     assert "P3 ended with status error" in p4.details["credit"]["withheld"]
     assert report.overall <= ONLY_P1_P2
+
+
+@pytest.mark.tla
+@pytest.mark.django_db
+def test_the_scoring_job_scores_on_the_instances_held_out_set(tmp_path, held_folder):
+    from django.test import override_settings
+
+    from leaderboard.models import PhaseResult
+    from tests.base import make_model, make_run
+    from tests.release_support import import_spin, scored, spec, spin_contracts
+
+    tasks_dir = spin_contracts(tmp_path)
+    with override_settings(TASKS_DATA_DIR=tasks_dir, HELDOUT_DATA_DIR=held_folder):
+        task = import_spin(tasks_dir)
+        run = scored(make_run(make_model(), task, spec_text=spec("spin")))
+    assert run.fingerprint["heldout_windows_sha256"]
+    p3 = PhaseResult.objects.get(run=run, phase="conformance")
+    assert p3.details["official"] == "heldout"
+    assert p3.details["heldout"]["windows"] > 0
+    # Only the public windows are stored as rows.
+    assert not p3.window_results.filter(trace_id__startswith="held_").exists()
