@@ -68,8 +68,11 @@ def test_a_declaration_of_one_actor_is_refused(tmp_path):
 
 @pytest.mark.tla
 def test_a_table_of_which_thread_did_what_fails_the_probes(spin, public):
-    table = lookup_table_spec(spin, public, {"callType": dict.fromkeys(THREADS, "none")})
-    report = score_spec(table, spin, public, phases=["syntax", "runtime", "conformance"])
+    # Spin's public rows are symmetric already (a table of all of them passes their rotations:
+    # measured, 290 of 304 either way); a table of thread "0"'s steps is what probes catch.
+    mine = [w for w in public if w["actor"] == "0"]
+    table = lookup_table_spec(spin, mine, {"callType": dict.fromkeys(THREADS, "none")})
+    report = score_spec(table, spin, mine, phases=["syntax", "runtime", "conformance"])
     p3 = report.outcomes["conformance"]
     verdicts = {w.window_id: w.verdict for w in p3.windows}
     # The same step by another thread: the table took it as recorded, not as rotated.
@@ -79,4 +82,5 @@ def test_a_table_of_which_thread_did_what_fails_the_probes(spin, public):
         if k.endswith(SUFFIX) and v != "pass" and verdicts[k.removesuffix(SUFFIX)] == "pass"
     ]
     assert lost
-    assert p3.score < 1
+    assert all(v == "pass" for k, v in verdicts.items() if not k.endswith(SUFFIX))
+    assert p3.score == 0
