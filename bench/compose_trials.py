@@ -57,7 +57,7 @@ REAP_EVERY_SECONDS = 5
 TRIAL_TIMEOUT = 600  # a run not ended by then is stuck
 STARTUP_TIMEOUT = 900  # migrations and import_benchmark included
 # Settings of compose.yaml the bench sets itself; a developer's own values must not leak in.
-PASSED_THROUGH = {"WEB_IMAGE", "SCORER_DOCKER_IMAGE", "SYSMOBENCH_DATA_HOST_DIR", "DOCKER_HOST"}
+PASSED_THROUGH = {"WEB_IMAGE", "SCORER_DOCKER_IMAGE", "DOCKER_HOST"}
 
 
 def main() -> None:

@@ -40,7 +40,7 @@ from evaluation.tla import tools  # noqa: E402
 from evaluation.tla.spectext import spec_constants, spec_variables  # noqa: E402
 from evaluation.windows import cut_windows  # noqa: E402
 
-DEFAULT_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "sysmobench"
+DEFAULT_DATA = Path(__file__).resolve().parent.parent / "corpus"
 
 
 def plan_for(spec_text: str, contract, windows: list[dict], vocab) -> gen.Plan:

@@ -442,7 +442,7 @@ def main() -> None:
         metavar="REV",
         help=f"also score with the scorer at git revision REV (default {DEFAULT_AGAINST})",
     )
-    default_data = os.environ.get("SYSMOBENCH_DATA_DIR", ROOT.parent / "shared" / "sysmobench")
+    default_data = os.environ.get("SYSMOBENCH_DATA_DIR", ROOT / "corpus")
     parser.add_argument("--data", type=Path, default=Path(default_data))
     args = parser.parse_args()
     data_dir: Path = args.data.resolve()

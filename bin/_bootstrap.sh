@@ -59,14 +59,35 @@ ensure_venv() {
 }
 
 ensure_cargo() {
-  # The Asterinas trace harness (harnesses/asterinas) needs cargo and rustc, nothing from a crate
-  # registry. A rustup install in ~/.cargo is used when present, else Debian's cargo-web/rustc-web.
+  # The Asterinas trace harness (harnesses/asterinas) needs cargo and rustc (1.78 or newer, for
+  # Cargo.lock version 4) and crates.io, where cargo fetches the pinned `ostd` crate. A rustup
+  # install in ~/.cargo is used when present, else Debian's cargo-web/rustc-web.
   if ! command -v cargo >/dev/null 2>&1 && [ -x "$HOME/.cargo/bin/cargo" ]; then
     export PATH="$HOME/.cargo/bin:$PATH"
   fi
   if ! command -v cargo >/dev/null 2>&1; then
     say "installing Debian's cargo-web and rustc-web (the Asterinas trace harness)"
     need_root_apt cargo-web rustc-web
+  fi
+}
+
+ensure_redis() {
+  # A Redis on loopback for the rq and shared-cache tests (and the demo's worker): Debian's
+  # redis-server, installed when missing, started without persistence when nothing answers.
+  local url="${REDIS_URL:-redis://127.0.0.1:6379/0}" hostport host port
+  hostport="${url#redis://}"; hostport="${hostport%%/*}"; hostport="${hostport##*@}"
+  host="${hostport%%:*}"; port="${hostport##*:}"; [ "$port" = "$hostport" ] && port=6379
+  case "$host" in 127.0.0.1|localhost) ;; *) return 0 ;; esac
+  if ! command -v redis-server >/dev/null 2>&1; then
+    say "installing Debian's redis-server"
+    need_root_apt redis-server
+  fi
+  if ! redis-cli -h "$host" -p "$port" ping >/dev/null 2>&1; then
+    say "starting Redis on $host:$port"
+    mkdir -p var
+    redis-server --daemonize yes --bind 127.0.0.1 --port "$port" --save "" --appendonly no \
+      --dir "$PROJECT_ROOT/var" --logfile "$PROJECT_ROOT/var/redis-$port.log"
+    for _ in $(seq 1 30); do redis-cli -h "$host" -p "$port" ping >/dev/null 2>&1 && break; sleep 1; done
   fi
 }
 

@@ -147,9 +147,9 @@ RQ_QUEUES: dict[str, dict[str, Any]] = {
 RQ_FORCE_INLINE = env_bool("RQ_FORCE_INLINE", default=False)
 
 # Scoring.
-SYSMOBENCH_DATA_DIR = Path(
-    env_str("SYSMOBENCH_DATA_DIR", str(BASE_DIR.parent / "shared" / "sysmobench"))
-)
+# The public corpus ships with the project (corpus/PROVENANCE.md); a SysMoBench checkout of the
+# same layout can be named instead.
+SYSMOBENCH_DATA_DIR = Path(env_str("SYSMOBENCH_DATA_DIR", str(BASE_DIR / "corpus")))
 TASKS_DATA_DIR = BASE_DIR / "tasks_data"
 # The held-out traces (a folder in SYSMOBENCH_DATA_DIR's layout, made by bin/make-traces with
 # private seeds, never served, exported or committed): their windows give the official P3.

@@ -23,7 +23,7 @@ ENV PATH=/opt/venv/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/
     PYTHONUNBUFFERED=1 \
     LANG=C.UTF-8 \
     DEBUG=0 \
-    SYSMOBENCH_DATA_DIR=/data/sysmobench
+    SYSMOBENCH_DATA_DIR=/srv/sysmobench/corpus
 
 COPY manage.py ./
 COPY config/ config/
@@ -33,6 +33,8 @@ COPY templates/ templates/
 COPY static/ static/
 COPY fixtures/ fixtures/
 COPY tasks_data/ tasks_data/
+# The public corpus (windows, traces, templates, published figures) the site imports.
+COPY corpus/ corpus/
 # Traces our own harnesses made (contracts with `traces.source: project`), for import_benchmark.
 COPY harnesses/ harnesses/
 # Static files collected once, served by WhiteNoise; the key only lets settings load here.

@@ -14,7 +14,7 @@ job does, so `--json` prints the same document as `manage.py score --json` (whic
 - the windows come from `--windows`, a canonical windows file (JSON Lines, one window object per
   line, the objects `evaluation.windows` cutters produce and `manage.py export_windows` writes;
   docs/ARCHITECTURE.md, "Canonical windows"), or are cut from the SysMoBench data in `--data-dir`
-  (env SYSMOBENCH_DATA_DIR, default ../shared/sysmobench);
+  (env SYSMOBENCH_DATA_DIR, default the shipped corpus/);
 - the held-out windows (the official P3; docs/ARCHITECTURE.md, "Held-out windows") are cut from
   `--heldout-dir`, a folder in the layout of the data folder that may hold only some tasks (env
   HELDOUT_DATA_DIR; none by default: P3 is then the public one), or read from
@@ -68,7 +68,7 @@ class InputError(Exception):
 
 def default_data_dir() -> Path:
     configured = os.environ.get("SYSMOBENCH_DATA_DIR", "").strip()
-    return Path(configured) if configured else PROJECT_DIR.parent / "shared" / "sysmobench"
+    return Path(configured) if configured else PROJECT_DIR / "corpus"
 
 
 def default_heldout_dir() -> Path | None:

@@ -109,6 +109,8 @@ from evaluation.windows import (
     trace_files,
 )
 from evaluation.windows.heldout import cut_heldout, heldout_files
+from evaluation.windows.stored import read_bytes as read_trace_bytes
+from evaluation.windows.stored import read_text as read_trace_text
 from evaluation.windows.window import State, Window
 
 __all__ = [
@@ -171,6 +173,8 @@ __all__ = [
     "score_spec",
     "scorer_identity",
     "sweep_abandoned_run_dirs",
+    "read_trace_bytes",
+    "read_trace_text",
     "trace_base",
     "trace_files",
     "unstorable",

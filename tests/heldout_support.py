@@ -17,11 +17,10 @@ from __future__ import annotations
 import itertools
 import json
 import random
-import shutil
 from pathlib import Path
 
 from evaluation.tla.values import to_tla
-from evaluation.windows import trace_files
+from evaluation.windows import stored, trace_files
 from evaluation.windows.symmetry import permute
 
 THREADS = ("0", "1", "2")
@@ -71,7 +70,7 @@ def split_folder(contract, data_dir: Path, folder: Path, every: int = 2) -> Path
         base = data_dir if contract.traces.source == "data" else Path(__file__).parents[1]
         target = folder / path.relative_to(base)
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, target)
+        target.write_bytes(stored.read_bytes(path))  # the plain bytes of a `.gz`-stored trace
     return folder
 
 

@@ -3,7 +3,7 @@ a state mapping the spec's reachable states confirm builds the spec's pre-state 
 so the verdict is the spec's own; a window the spec cannot represent fails with that reason, and
 one no state of the spec shows is undecided, rather than passing.
 
-Real TLC on the corpus specs read from ../shared/sysmobench/fidelity at test time.
+Real TLC on the corpus specs read from corpus/fidelity, shipped with the project.
 """
 
 import pytest

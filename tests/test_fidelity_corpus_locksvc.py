@@ -1,7 +1,7 @@
 """The fidelity corpus's PGo lock service specs by claude and deepseek.
 
 Each spec goes through all four phases with the adapter a submitter would write and its own cfg
-(../shared/sysmobench/fidelity, read at test time) and no phase ends in an internal error.
+(corpus/fidelity, shipped with the project) and no phase ends in an internal error.
 The corpus is split into modules by task family so that bin/test's two processes share it
 (tests/fidelity/checks.py scores each spec once per process; docs/ARCHITECTURE.md, "The suite's
 wall time"). Real TLC: about 410 s here (pytest --durations on a loaded 2-core machine);

@@ -1,6 +1,6 @@
 """PGo traces (dqueue, locksvc, raftkvs) cut into canonical windows.
 
-The expected counts were measured on ../shared/sysmobench/traces/pgo (see PROVENANCE.md) with
+The expected counts were measured on corpus/traces/pgo (see PROVENANCE.md) with
 this cutter: every committed step whose MPCal label maps to a target action is one window.
 """
 

@@ -14,7 +14,7 @@ import pytest
 from django.conf import settings
 
 from evaluation.inputs.contracts import load_contract
-from evaluation.windows import WindowFormatError, cut_with_summary
+from evaluation.windows import WindowFormatError, cut_with_summary, stored
 from evaluation.windows.redisraft import cut
 
 RUN = Path("traces") / "redisraft" / "run1"
@@ -53,7 +53,7 @@ def test_counts_per_target_action(summary):
 
 
 def test_repeated_become_leader_lines_are_one_step(summary):
-    raw = (Path(settings.SYSMOBENCH_DATA_DIR) / RUN / "merged_trace.ndjson").read_text()
+    raw = stored.read_text(Path(settings.SYSMOBENCH_DATA_DIR) / RUN / "merged_trace.ndjson")
     assert raw.count('"name":"BecomeLeader"') == 12
     leaders = [w for w in summary.windows if w["action"] == "BecomeLeader"]
     assert [(w["actor"], w["post_state"]["currentTerm"][w["actor"]]) for w in leaders] == [
@@ -99,7 +99,7 @@ def test_windows_move_only_the_actor(summary):
 def test_per_node_files_give_the_same_windows_as_the_merged_file(contract):
     base = Path(settings.SYSMOBENCH_DATA_DIR) / RUN
     merged = cut(contract, [base / "merged_trace.ndjson"])
-    per_node = cut(contract, sorted(base.glob("node_*_trace.ndjson")))
+    per_node = cut(contract, stored.glob_logical(base, "node_*_trace.ndjson"))
 
     def strip(ws):
         return [

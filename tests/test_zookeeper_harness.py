@@ -15,6 +15,8 @@ from harnesses.zookeeper.ensemble import Ensemble
 from harnesses.zookeeper.scenarios import cold_start
 from tests.reference_support import conformance, read_reference
 
+pytestmark = pytest.mark.harness
+
 # A subnet of our own, so the test never meets the corpus generator's default (77).
 SUBNET = 78
 

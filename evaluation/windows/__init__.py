@@ -16,7 +16,18 @@ from pathlib import Path
 from typing import Any, cast
 
 from evaluation.inputs.contracts import Contract
-from evaluation.windows import etcd, mutex, pgo, redisraft, ringbuffer, rwmutex, spin, zookeeper
+from evaluation.windows import (
+    etcd,
+    mutex,
+    pgo,
+    redisraft,
+    ringbuffer,
+    rwmutex,
+    spin,
+    spin_traces,
+    stored,
+    zookeeper,
+)
 from evaluation.windows.errors import WindowFormatError
 from evaluation.windows.window import Window
 
@@ -26,6 +37,7 @@ Cutter = Callable[[Contract, list[Path]], Iterable[dict[str, Any]]]
 
 CUTTERS: dict[str, Cutter] = {
     "spin-windows": spin.cut,
+    "asterinas-spin": spin_traces.cut,
     "pgo": pgo.cut,
     "etcd": etcd.cut,
     "redisraft": redisraft.cut,
@@ -80,7 +92,7 @@ def trace_files(contract: Contract, data_dir: Path | str) -> list[Path]:
     base = trace_base(contract, data_dir)
     files: list[Path] = []
     for pattern in contract.traces.paths if contract.traces is not None else ():
-        matched = sorted(p for p in base.glob(pattern) if p.is_file())
+        matched = stored.glob_logical(base, pattern)
         if not matched:
             raise WindowFormatError(f"{base / pattern}:0: no trace file matches")
         files.extend(matched)

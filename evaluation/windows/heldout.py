@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from evaluation.inputs.contracts import Contract
-from evaluation.windows import cut_with_summary
+from evaluation.windows import cut_with_summary, stored
 from evaluation.windows.window import Window
 
 
@@ -24,7 +24,8 @@ def heldout_files(contract: Contract, folder: Path | str) -> list[Path]:
         return []
     found: set[Path] = set()
     for pattern in contract.traces.paths:
-        found.update(p for p in base.glob(pattern) if p.is_file())
+        # Logical paths, as the public corpus: a trace may be stored as `<name>.gz`.
+        found.update(stored.glob_logical(base, pattern))
     return sorted(found)
 
 

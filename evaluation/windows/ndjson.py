@@ -5,6 +5,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from evaluation.windows import stored
 from evaluation.windows.errors import WindowFormatError
 
 
@@ -13,7 +14,7 @@ def read_objects(path: Path) -> Iterator[tuple[int, str, dict[str, Any]]]:
 
     A line that is not a JSON object raises WindowFormatError naming that place.
     """
-    with open(path, encoding="utf-8") as handle:
+    with stored.open_text(path) as handle:
         for number, text in enumerate(handle, start=1):
             if not text.strip():
                 continue

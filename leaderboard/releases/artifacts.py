@@ -19,7 +19,7 @@ from typing import Any
 
 from django.utils import timezone
 
-from evaluation.surface import Contract, heldout_files
+from evaluation.surface import Contract, heldout_files, read_trace_bytes
 from leaderboard.models import Release, Run
 from leaderboard.releases.identity import heldout_hash
 from leaderboard.runs.export import run_as_dict
@@ -57,7 +57,7 @@ def heldout_archive(release: Release, folder: Path, contracts: list[Contract]) -
                     f"{release.name} recorded (hash {recorded[contract.slug][:12]})"
                 )
             for path in heldout_files(contract, folder):
-                archive.write(path, path.relative_to(folder).as_posix())
+                archive.writestr(path.relative_to(folder).as_posix(), read_trace_bytes(path))
         note = {"release": release.name, "identity": release.identity, "heldout_sha256": recorded}
         archive.writestr("MANIFEST.json", _json(note))
     return out.getvalue()

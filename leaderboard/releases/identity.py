@@ -34,6 +34,7 @@ from evaluation.surface import (
     cut_heldout,
     heldout_files,
     load_all_contracts,
+    read_trace_bytes,
     scorer_identity,
     trace_base,
     trace_files,
@@ -101,7 +102,7 @@ def heldout_hash(contract: Contract, folder: Path) -> str | None:
         return None
     digest = hashlib.sha256()
     for path in files:
-        content = hashlib.sha256(path.read_bytes()).hexdigest()
+        content = hashlib.sha256(read_trace_bytes(path)).hexdigest()
         digest.update(f"{path.relative_to(folder).as_posix()}\0{content}\n".encode())
     return digest.hexdigest()
 

@@ -23,6 +23,7 @@ from evaluation.surface import (
     cut_with_summary,
     cutter_version,
     load_all_contracts,
+    read_trace_bytes,
     trace_base,
     trace_files,
 )
@@ -80,7 +81,7 @@ def corpus_version(trace_format: str, files: list[Path], base: Path) -> str:
     base = base.resolve()
     for path in files:
         digest.update(b"\0" + str(path.resolve().relative_to(base)).encode() + b"\0")
-        digest.update(path.read_bytes())
+        digest.update(read_trace_bytes(path))
     return digest.hexdigest()
 
 

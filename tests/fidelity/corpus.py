@@ -1,5 +1,5 @@
 """The fidelity corpus: specs written for the original benchmark, each with its own cfg (read
-from ../shared/sysmobench/fidelity at run time, never copied) and the adapter a submitter would
+from corpus/fidelity, shipped with the project) and the adapter a submitter would
 write for it (committed beside this file as `<task>/<name>.adapter.yaml`).
 
 Shared by the corpus modules (`tests/test_fidelity_corpus_*.py`, their checks in `checks.py`) and
@@ -14,7 +14,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
-DATA_DIR = Path(os.environ.get("SYSMOBENCH_DATA_DIR", ROOT.parent / "shared" / "sysmobench"))
+DATA_DIR = Path(os.environ.get("SYSMOBENCH_DATA_DIR", ROOT / "corpus"))
 FIDELITY = DATA_DIR / "fidelity"
 
 

@@ -2,17 +2,16 @@
 
     manage.py load_fidelity [--adapters DIR] [--queue] [--only dqueue|locksvc|raftkvs]
 
-The corpus (../shared/sysmobench/fidelity/spec/) holds TLA+ specs that Claude, GPT-5, DeepSeek
-and Gemini wrote for the original SysMoBench in 2025. Each becomes a verified run of a model
-labelled with exactly what is known, e.g. "Claude, model version unrecorded, SysMoBench 2025
-archive". The specs use their own names, so each is scored with its own TLC cfg (beside it) and
-through the adapter a submitter would write for it: `<DIR>/<task>/<variant>.adapter.yaml`
-(variant = the spec's folder below the task, "/" as "_": dqueue/specula_claude.adapter.yaml;
-the project keeps them in tests/fidelity/, the default folder). A spec without its adapter is
-refused, and nothing is loaded: scored with the identity adapter, the archive's own names would
-fail every window and the wrong figure would go onto the board as an approved run. Loading twice
-scores nothing twice.
-"""
+The corpus (corpus/fidelity/spec/, shipped with the project) holds TLA+ specs that Claude,
+GPT-5, DeepSeek and Gemini wrote for the original SysMoBench in 2025. Each becomes a verified
+run of a model labelled with exactly what is known, e.g. "Claude, model version unrecorded,
+SysMoBench 2025 archive". The specs use their own names, so each is scored with its own TLC cfg
+(beside it) and through the adapter a submitter would write for it:
+`<DIR>/<task>/<variant>.adapter.yaml` (variant = the spec's folder below the task, "/" as "_":
+dqueue/specula_claude.adapter.yaml; the project keeps them in tests/fidelity/, the default
+folder). A spec without its adapter is refused, and nothing is loaded: scored with the identity
+adapter, the archive's own names would fail every window and the wrong figure would go onto the
+board as an approved run. Loading twice scores nothing twice."""
 
 from __future__ import annotations
 

@@ -1,16 +1,14 @@
-//! `asterinas-trace <mutex|rwmutex|ringbuffer> --out DIR [--seed S] [--scenarios N] [--ops M]`
+//! `asterinas-trace <spin|mutex|rwmutex> --out DIR [--seed S] [--scenarios N] [--ops M]`
 //!
 //! Runs N scenarios of the task's upstream primitive with real OS threads and writes one NDJSON
 //! file per scenario, `DIR/trace_01.jsonl` ... Scenario i uses seed S + i - 1; the seed fixes each
 //! thread's script of operations and pauses, the OS fixes the interleaving.
 
 mod mutex_scenario;
-mod prelude;
 mod record;
-mod ringbuffer_scenario;
 mod rng;
 mod rwmutex_scenario;
-mod util;
+mod spin_scenario;
 
 use std::{fs, io::Write, path::PathBuf, process::ExitCode};
 
@@ -24,7 +22,7 @@ struct Args {
 
 fn parse_args() -> Result<Args, String> {
     let mut argv = std::env::args().skip(1);
-    let task = argv.next().ok_or("missing task (mutex, rwmutex or ringbuffer)")?;
+    let task = argv.next().ok_or("missing task (spin, mutex or rwmutex)")?;
     let mut args = Args { task, out: PathBuf::new(), seed: 1, scenarios: 20, ops: 10 };
     while let Some(flag) = argv.next() {
         let value = argv.next().ok_or(format!("{flag} needs a value"))?;
@@ -43,16 +41,21 @@ fn parse_args() -> Result<Args, String> {
     Ok(args)
 }
 
-fn run_one(task: &str, seed: u64, index: usize, ops: usize) -> Result<Vec<String>, String> {
+fn run_one(task: &str, seed: u64, ops: usize) -> Result<Vec<String>, String> {
     Ok(match task {
+        "spin" => spin_scenario::run(seed, ops),
         "mutex" => mutex_scenario::run(seed, ops),
         "rwmutex" => rwmutex_scenario::run(seed, ops),
-        "ringbuffer" => ringbuffer_scenario::run(seed, index, ops),
         other => return Err(format!("unknown task {other:?}")),
     })
 }
 
 fn main() -> ExitCode {
+    if std::env::args().nth(1).as_deref() == Some("upstream") {
+        // For PROVENANCE.md: the registry crate the sync files were compiled from.
+        println!("{} {}", ostd::UPSTREAM_VERSION, ostd::UPSTREAM_COMMIT);
+        return ExitCode::SUCCESS;
+    }
     let args = match parse_args() {
         Ok(a) => a,
         Err(msg) => {
@@ -66,7 +69,7 @@ fn main() -> ExitCode {
     }
     let mut total = 0;
     for i in 0..args.scenarios {
-        let lines = match run_one(&args.task, args.seed + i as u64, i, args.ops) {
+        let lines = match run_one(&args.task, args.seed + i as u64, args.ops) {
             Ok(lines) => lines,
             Err(msg) => {
                 eprintln!("asterinas-trace: {msg}");
@@ -80,6 +83,12 @@ fn main() -> ExitCode {
             writeln!(file, "{line}").expect("cannot write trace file");
         }
     }
-    println!("{}: {} scenarios, {} events -> {}", args.task, args.scenarios, total, args.out.display());
+    println!(
+        "{}: {} scenarios, {} events -> {}",
+        args.task,
+        args.scenarios,
+        total,
+        args.out.display()
+    );
     ExitCode::SUCCESS
 }

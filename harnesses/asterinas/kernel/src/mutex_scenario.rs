@@ -11,7 +11,10 @@ use std::sync::{Arc, Barrier};
 
 use ostd::sync::Mutex;
 
-use crate::{record::Recorder, rng::{thread_seed, Rng}};
+use crate::{
+    record::Recorder,
+    rng::{thread_seed, Rng},
+};
 
 pub const THREADS: usize = 3;
 

@@ -20,6 +20,13 @@ impl Rng {
         self.next() % n
     }
 
+    /// A short busy wait (or none), for critical sections where the thread may not sleep or yield.
+    pub fn busy(&mut self) {
+        for _ in 0..self.below(2000) {
+            std::hint::spin_loop();
+        }
+    }
+
     /// A short random delay: nothing, a yield, a busy spin or a sleep of a few microseconds.
     /// Used between and inside critical sections so that the threads really contend.
     pub fn pause(&mut self) {

@@ -22,7 +22,10 @@ use ostd::{
     sync::{RwMutex, RwMutexReadGuard, RwMutexUpgradeableGuard, RwMutexWriteGuard},
 };
 
-use crate::{record::Recorder, rng::{thread_seed, Rng}};
+use crate::{
+    record::Recorder,
+    rng::{thread_seed, Rng},
+};
 
 pub const THREADS: usize = 3;
 
@@ -60,7 +63,9 @@ impl Model {
                 assert!(self.readers.insert(t));
             }
             "WriteLock" | "TryWriteLock" => {
-                assert!(self.writer.is_none() && self.upreader.is_none() && self.readers.is_empty());
+                assert!(
+                    self.writer.is_none() && self.upreader.is_none() && self.readers.is_empty()
+                );
                 self.writer = Some(t);
             }
             "UpreadLock" | "TryUpreadLock" => {
@@ -68,7 +73,9 @@ impl Model {
                 self.upreader = Some(t);
             }
             "UpgradeLock" | "TryUpgradeLock" => {
-                assert!(self.upreader == Some(t) && self.readers.is_empty() && self.writer.is_none());
+                assert!(
+                    self.upreader == Some(t) && self.readers.is_empty() && self.writer.is_none()
+                );
                 self.upreader = None;
                 self.writer = Some(t);
             }
@@ -125,7 +132,12 @@ pub fn run(seed: u64, ops: usize) -> Vec<String> {
     Arc::try_unwrap(rec).ok().expect("recorder still shared").into_lines()
 }
 
-fn acquire<'a>(t: usize, rng: &mut Rng, lock: &'a RwMutex<u64>, rec: &Recorder<Model>) -> Option<Held<'a>> {
+fn acquire<'a>(
+    t: usize,
+    rng: &mut Rng,
+    lock: &'a RwMutex<u64>,
+    rec: &Recorder<Model>,
+) -> Option<Held<'a>> {
     match rng.below(6) {
         0 => {
             event(rec, t, "ReadCall", None);

@@ -3,18 +3,14 @@
 //! - `waited()`: whether the calling thread left `WaitQueue::wait_until`'s fast path since the
 //!   last call. Upstream `wait_until` calls `Waiter::new_pair`, hence our `Task::current`, only
 //!   after its first condition check failed.
-//! - `on_io(bytes, hook)`: runs `hook` when the calling thread has moved `bytes` more bytes through
-//!   a `Segment` (reader, writer or slice I/O). The ring buffer's push and pop publish their new
-//!   index right after their last segment I/O, so the hook runs between the data copy and the
-//!   index store.
+//! - `in_atomic_mode()`: whether the calling thread holds a preemption or IRQ guard, which
+//!   upstream `SpinLock::lock`/`try_lock` take through our `trap`/`task` stand-ins before their
+//!   compare-and-swap; the spin scenario checks with it that a guard's lifetime covers its events.
 
-use std::cell::{Cell, RefCell};
-
-type Hook = Box<dyn FnOnce()>;
+use std::cell::Cell;
 
 thread_local! {
     static WAITED: Cell<bool> = const { Cell::new(false) };
-    static IO_WATCH: RefCell<Option<(usize, Hook)>> = const { RefCell::new(None) };
 }
 
 pub(crate) fn note_slow_path() {
@@ -26,29 +22,4 @@ pub fn waited() -> bool {
     WAITED.with(|w| w.replace(false))
 }
 
-/// Arms a hook that runs once this thread has moved `bytes` bytes through segment I/O.
-pub fn on_io(bytes: usize, hook: impl FnOnce() + 'static) {
-    IO_WATCH.with(|w| *w.borrow_mut() = Some((bytes, Box::new(hook))));
-}
-
-/// Disarms the hook (the operation failed before any I/O).
-pub fn clear_io() -> bool {
-    IO_WATCH.with(|w| w.borrow_mut().take().is_some())
-}
-
-pub(crate) fn io_moved(bytes: usize) {
-    let due = IO_WATCH.with(|w| {
-        let mut slot = w.borrow_mut();
-        match slot.take() {
-            Some((left, hook)) if left <= bytes => Some(hook),
-            Some((left, hook)) => {
-                *slot = Some((left - bytes, hook));
-                None
-            }
-            None => None,
-        }
-    });
-    if let Some(hook) = due {
-        hook();
-    }
-}
+pub use crate::task::in_atomic_mode;

@@ -58,6 +58,11 @@ pub mod atomic_mode {
     }
 }
 
+/// Whether the calling thread holds a preemption or IRQ guard (see `observe`).
+pub fn in_atomic_mode() -> bool {
+    ATOMIC_DEPTH.with(Cell::get) > 0
+}
+
 pub(crate) fn enter_atomic() {
     ATOMIC_DEPTH.with(|d| d.set(d.get() + 1));
 }
