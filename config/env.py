@@ -45,6 +45,18 @@ def env_str(name: str, default: str | None = None) -> str | None:
     return default if value is None or value == "" else value
 
 
+def env_path(name: str) -> Path | None:
+    """An optional folder: None when unset or empty, else its absolute path. A folder that is
+    not there is a configuration error, said at start-up rather than at the first use."""
+    value = env_str(name)
+    if value is None:
+        return None
+    path = Path(value).expanduser()
+    if not path.is_dir():
+        raise ImproperlyConfiguredEnv(f"{name}={value!r} is not a directory")
+    return path.resolve()
+
+
 def env_bool(name: str, default: bool) -> bool:
     value = os.environ.get(name)
     if value is None or value == "":

@@ -17,6 +17,7 @@ from config.env import (
     env_float,
     env_int,
     env_list,
+    env_path,
     env_rate,
     env_str,
     load_env_file,
@@ -153,6 +154,10 @@ RQ_FORCE_INLINE = env_bool("RQ_FORCE_INLINE", default=False)
 # same layout can be named instead.
 SYSMOBENCH_DATA_DIR = Path(env_str("SYSMOBENCH_DATA_DIR", str(BASE_DIR / "corpus")))
 TASKS_DATA_DIR = BASE_DIR / "tasks_data"
+# The held-out traces (a folder in SYSMOBENCH_DATA_DIR's layout, made by bin/make-traces with
+# private seeds, never served, exported or committed): their windows give the official P3.
+# Unset: P3 is scored on the public windows alone (docs/ARCHITECTURE.md, "Held-out windows").
+HELDOUT_DATA_DIR = env_path("HELDOUT_DATA_DIR")
 UPLOAD_MAX_BYTES = env_int("UPLOAD_MAX_BYTES", 256 * 1024)
 # The whole request body: a spec and an adapter at the limit, plus the form's other fields. A body
 # over it is refused from its Content-Length, unread (leaderboard/web/middleware.py).

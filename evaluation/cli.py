@@ -1,7 +1,8 @@
 """`python -m evaluation score`: the scorer without Django, and the scorer container's entry point.
 
     python -m evaluation score --task spin spec.tla [--cfg spec.cfg] [--adapter adapter.yaml]
-        [--tasks-dir DIR] [--windows FILE | --data-dir DIR] [--phases ...] [--json]
+        [--tasks-dir DIR] [--windows FILE | --data-dir DIR]
+        [--heldout-dir DIR | --heldout-windows FILE] [--phases ...] [--json]
         [--progress text|json|none]
 
 All four phases (the default) go through `evaluation.pipeline.score_spec`, exactly as the scoring
@@ -13,7 +14,11 @@ job does, so `--json` prints the same document as `manage.py score --json` (whic
 - the windows come from `--windows`, a canonical windows file (JSON Lines, one window object per
   line, the objects `evaluation.windows` cutters produce and `manage.py export_windows` writes;
   docs/ARCHITECTURE.md, "Canonical windows"), or are cut from the SysMoBench data in `--data-dir`
-  (env SYSMOBENCH_DATA_DIR, default the shipped corpus/).
+  (env SYSMOBENCH_DATA_DIR, default the shipped corpus/);
+- the held-out windows (the official P3; docs/ARCHITECTURE.md, "Held-out windows") are cut from
+  `--heldout-dir`, a folder in the layout of the data folder that may hold only some tasks (env
+  HELDOUT_DATA_DIR; none by default: P3 is then the public one), or read from
+  `--heldout-windows`, a canonical windows file (how the container backend passes them).
 
 With `--progress json` each phase's full outcome goes to stderr as one line
 `{"event": "phase", "outcome": {...}}` as soon as it finishes: the container backend reads them
@@ -42,6 +47,7 @@ from evaluation.inputs.contracts import (
 from evaluation.results import InfrastructureFailure, PhaseOutcome
 from evaluation.textreport import render
 from evaluation.windows import WindowFormatError, cut_windows
+from evaluation.windows.heldout import cut_heldout
 from evaluation.windows.ndjson import read_objects
 from evaluation.windows.window import Window
 
@@ -65,6 +71,11 @@ def default_data_dir() -> Path:
     return Path(configured) if configured else PROJECT_DIR / "corpus"
 
 
+def default_heldout_dir() -> Path | None:
+    configured = os.environ.get("HELDOUT_DATA_DIR", "").strip()
+    return Path(configured) if configured else None
+
+
 def default_tasks_dir() -> Path:
     configured = os.environ.get("SYSMOBENCH_TASKS_DIR", "").strip()
     return Path(configured) if configured else TASKS_DATA_DIR
@@ -80,6 +91,8 @@ def score_files(
     data_dir: str | Path | None = None,
     phases: str | Iterable[str] = PHASES,
     on_phase: Callable[[PhaseOutcome], None] | None = None,
+    heldout_dir: str | Path | None = None,
+    heldout_windows_file: str | None = None,
 ) -> dict[str, Any]:
     """Score the spec at `spec` for `task`; the result document (`--json`'s output)."""
     spec_text = read_text(spec)
@@ -91,13 +104,25 @@ def score_files(
     contract = load_task(task, tasks_dir or default_tasks_dir())
     parsed_adapter = load_adapter(adapter, contract)
     windows: list[Window] = []
+    hidden: list[Window] | None = None
     if "conformance" in chosen and contract.has_traces:
         if windows_file:
             windows = read_windows(windows_file)
         else:
             windows = cut(contract, data_dir or default_data_dir())
+        if heldout_windows_file:
+            hidden = read_windows(heldout_windows_file)
+        else:
+            hidden = cut_hidden(contract, heldout_dir or default_heldout_dir())
     report = pipeline.score_spec(
-        spec_text, contract, windows, parsed_adapter, on_phase, cfg_text=cfg_text, phases=chosen
+        spec_text,
+        contract,
+        windows,
+        parsed_adapter,
+        on_phase,
+        cfg_text=cfg_text,
+        phases=chosen,
+        heldout_windows=hidden,
     )
     result = report.to_dict()
     if report.overall is None:
@@ -167,6 +192,19 @@ def cut(contract: Contract, data_dir: str | Path) -> list[Window]:
         raise InputError(f"cannot cut windows for {contract.slug} from {data_dir}: {exc}") from exc
 
 
+def cut_hidden(contract: Contract, folder: str | Path | None) -> list[Window] | None:
+    """The task's held-out windows from `folder` (None: no folder, or no traces of the task in
+    it). A folder that is not there is a configuration error, never a quiet public-only P3."""
+    if folder is None:
+        return None
+    if not Path(folder).is_dir():
+        raise InputError(f"the held-out folder {folder} is not a directory")
+    try:
+        return cut_heldout(contract, folder)
+    except (WindowFormatError, OSError) as exc:
+        raise InputError(f"cannot cut held-out windows for {contract.slug}: {exc}") from exc
+
+
 # ----------------------------------------------------------------------------- command line
 
 
@@ -182,6 +220,14 @@ def add_score_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--adapter", help="adapter YAML mapping the spec to the task contract")
     parser.add_argument("--windows", help="canonical windows file (JSON Lines) for conformance")
     parser.add_argument("--data-dir", help="SysMoBench data folder to cut windows from instead")
+    parser.add_argument(
+        "--heldout-dir",
+        help="held-out data folder (the data folder's layout, never published): its windows "
+        "give the official P3 (env HELDOUT_DATA_DIR)",
+    )
+    parser.add_argument(
+        "--heldout-windows", help="canonical windows file of the held-out set, instead"
+    )
     parser.add_argument("--phases", default=",".join(PHASES), help="comma-separated subset")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
 
@@ -214,6 +260,8 @@ def main(argv: list[str] | None = None) -> int:
             data_dir=args.data_dir,
             phases=args.phases,
             on_phase=_progress_writer(args.progress),
+            heldout_dir=args.heldout_dir,
+            heldout_windows_file=args.heldout_windows,
         )
     except InputError as exc:
         sys.stderr.write(f"error: {exc}\n")

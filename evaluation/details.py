@@ -25,6 +25,43 @@ class RaisedBound(TypedDict):
     reason: str
 
 
+class ActionSummary(TypedDict):
+    """One target action's counts in a P3 check (no window content: safe for a held-out set)."""
+
+    passed: int
+    total: int
+    failed: int
+    undecided: int
+    errors: int
+    pass_rate: float | None
+    zero_tolerance: int | None
+    unspecific: bool  # accepts a fair negative window
+
+
+class ConformanceSummary(TypedDict):
+    """One P3 check (public or held-out) as counts only (`phases/heldout.py`): a held-out check's
+    windows, states and diagnoses are never stored, served or exported."""
+
+    status: str
+    score: float | None
+    pooled_rate: float | None  # windows passed / windows
+    windows: int
+    undecided: int
+    windows_sha256: str
+    per_action: dict[str, ActionSummary]
+    internal_error: bool  # the check raised (a scorer bug): fail closed
+    error: NotRequired[str]
+
+
+class PublicFit(TypedDict):
+    """Whether the public P3 exceeds the held-out P3 by more than the margin (the review flag)."""
+
+    flagged: bool
+    gap: float  # public pooled rate - held-out pooled rate
+    score_gap: float  # public P3 - held-out P3
+    margin: float
+
+
 class CommonDetails(TypedDict, total=False):
     """Keys the pipeline reads or writes on any phase's details."""
 
@@ -35,6 +72,13 @@ class CommonDetails(TypedDict, total=False):
     tlc_flags: list[str]
     # P3, whatever its status: the pinned bounds it read at the contract's conformance values.
     conformance_constants: dict[str, RaisedBound]
+    # P3 of runs scored since 3.0.0, whatever its status (`phases/heldout.py`): which check gives
+    # the official score ("public" without a held-out set), both checks as counts, and the flag;
+    # the window rows and diagnoses beside them are the public check's.
+    official: Literal["public", "heldout"]
+    public: ConformanceSummary
+    heldout: ConformanceSummary | None
+    fits_public: PublicFit | None
 
 
 class GateDetails(CommonDetails, total=False):
@@ -379,6 +423,12 @@ class InvariantCredit(TypedDict):
     runs: list[ReachRun]
     withdrawn: dict[str, str]  # invariant -> why it is not credited
     seconds: float
+    # Scorers since 3.0.0 (rule c): invariant -> the share of its point it earns; the actors the
+    # traces show acting that the spec's bounded behaviour never moves; why no invariant earns
+    # anything ("" when credit can be earned: P3 ran to the end and every actor acts).
+    earned: NotRequired[dict[str, float]]
+    idle_actors: NotRequired[list[str]]
+    withheld: NotRequired[str]
 
 
 class InvariantDetails(CommonDetails, total=False):

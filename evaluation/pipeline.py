@@ -8,9 +8,11 @@ Rules (docs/BENCHMARK_RULES.md §1):
   a module that parses *and* an action that fires at runtime; a phase not reached is recorded as
   `skipped` with the reason and scores 0.
 - A task without trace data has P3 `n/a` (score None), whatever the gate says: the phase does
-  not exist for that task. `composite()` then renormalises the other weights to sum 1, exactly as
-  `evaluation.scoring.cell_score` does for verified runs, so the run's stored overall and the
-  board agree.
+  not exist for that task, and it counts 0 in the overall (since 3.0.0: no renormalising over a
+  missing phase, exactly as `evaluation.scoring.cell_score`), so a task without traces cannot
+  give a high overall from P1, P2 and P4 alone.
+- With a held-out set (`heldout_windows`), P3 runs on the public windows and on the held-out
+  ones; the official P3 is the held-out one (`phases/heldout.py`).
 - Overall = 0.15·P1 + 0.15·P2 + 0.35·P3 + 0.35·P4 (`PHASE_WEIGHTS` in `evaluation/scoring.py`,
   the one definition of the official weights).
 - `phases=` scores a subset in the official order; a phase then gates only on the selected phases
@@ -31,13 +33,14 @@ from evaluation.details import CrashedDetails, GateDetails, RefusedValueDetails
 from evaluation.inputs.adapter_check import spec_problems
 from evaluation.inputs.contracts import Adapter, Contract, adapter_with_cfg
 from evaluation.inputs.tlc_cfg import CfgError, parse_cfg
-from evaluation.phases import conformance, credit, invariants, reach, runtime, syntax
+from evaluation.phases import conformance, credit, heldout, invariants, reach, runtime, syntax
 from evaluation.results import InfrastructureFailure, PhaseName, PhaseOutcome
 from evaluation.scoring import NOT_APPLICABLE, PHASE_WEIGHTS, PHASES
 from evaluation.tla import sandbox, tools, unicode
 from evaluation.tla.parsed import ParsedSpec, parse_spec
 from evaluation.tla.tlcvalue import TlcValueTooDeep
 from evaluation.upload import lint as spec_lint
+from evaluation.windows import symmetry
 from evaluation.windows.window import Window
 
 # 1.2.0: specs written with the standard Unicode symbols are read as ASCII (ASCII specs score
@@ -53,7 +56,11 @@ from evaluation.windows.window import Window
 # the fingerprint records every phase's work bounds (`work_bounds`).
 # 2.2.0: P3 reads up to 8 MB of a TLC run's output (100 kB before), so fewer runs are split
 # in halves to be read; verdicts differ only where a spec's P3 reached its 40-run cap before.
-SCORER_VERSION = "2.2.0"
+# 3.0.0 ("How a score cannot be had", issue 37): the official P3 is scored on a held-out set
+# when the instance has one (both recorded); a task without traces counts P3 as 0 (no
+# renormalising); P4 credit follows P3's pass rates, needs every actor acting, and is withheld
+# when P3 did not run to the end; symmetric actors are probed with permuted windows.
+SCORER_VERSION = "3.0.0"
 
 
 class PhaseCrashed(RuntimeError):
@@ -75,20 +82,29 @@ class ScoreReport:
         return {
             "overall": self.overall,
             "fingerprint": self.fingerprint,
+            "conformance": conformance_split(self.outcomes.get("conformance")),
             "phases": {name: asdict(outcome) for name, outcome in self.outcomes.items()},
         }
 
 
+def conformance_split(outcome: PhaseOutcome | None) -> dict[str, Any] | None:
+    """The result's `conformance`: which P3 is official, the public and held-out checks as
+    counts, and the flag (None when P3 was not scored)."""
+    if outcome is None or "official" not in outcome.details:
+        return None
+    details = outcome.details
+    return {
+        "official": details.get("official"),
+        "public": details.get("public"),
+        "heldout": details.get("heldout"),
+        "fits_public": details.get("fits_public"),
+    }
+
+
 def composite(outcomes: dict[str, PhaseOutcome]) -> float:
-    """Weighted overall; missing/skipped/failed phases count 0, `n/a` phases leave the formula."""
-    applicable = [p for p in PHASES if p not in outcomes or outcomes[p].status != NOT_APPLICABLE]
-    weight = sum(PHASE_WEIGHTS[p] for p in applicable)
-    if weight <= 0:
-        return 0.0
-    total = sum(PHASE_WEIGHTS[p] * _score(outcomes.get(p)) for p in applicable)
-    # As the board's cell_score: no division when every phase applies (the float sum of the
-    # weights is not exactly 1, and dividing would move published figures across a rounding).
-    return total if len(applicable) == len(PHASES) else total / weight
+    """Weighted overall; missing/skipped/failed and `n/a` phases count 0 (as the board's
+    `cell_score`: a phase a task lacks is not earned, the other weights are not raised)."""
+    return sum(PHASE_WEIGHTS[p] * _score(outcomes.get(p)) for p in PHASES)
 
 
 def _score(outcome: PhaseOutcome | None) -> float:
@@ -178,9 +194,11 @@ def score_spec(
     on_phase: Callable[[PhaseOutcome], None] | None = None,
     cfg_text: str | None = None,
     phases: Iterable[str] = PHASES,
+    heldout_windows: list[Window] | None = None,
 ) -> ScoreReport:
     """Score one spec through `phases` (all four by default); `on_phase(outcome)` as each one
-    finishes. Only a full run has an overall and a fingerprint.
+    finishes. Only a full run has an overall and a fingerprint. `heldout_windows`: the task's
+    held-out windows (None: no held-out set), which give the official P3.
 
     The spec enters here: its standard Unicode symbols are read as their ASCII spelling
     (`tla.unicode`, same lines), and every phase sees that one text, parsed once
@@ -238,7 +256,7 @@ def score_spec(
         else:
             record(
                 "conformance",
-                lambda: conformance.check_conformance(spec, contract, windows, adapter),
+                lambda: official_conformance(spec, contract, windows, heldout_windows, adapter),
             )
 
     if "invariant" in chosen:
@@ -262,8 +280,37 @@ def score_spec(
     return ScoreReport(
         outcomes=outcomes,
         overall=composite(outcomes),
-        fingerprint=fingerprint(contract, windows, adapter, cfg_text, outcomes, spec.reading),
+        fingerprint=fingerprint(
+            contract, windows, adapter, cfg_text, outcomes, spec.reading, heldout_windows
+        ),
     )
+
+
+def official_conformance(
+    spec: ParsedSpec,
+    contract: Contract,
+    windows: list[Window],
+    heldout_windows: list[Window] | None,
+    adapter: Adapter,
+) -> PhaseOutcome:
+    """P3 on the public windows and, when there is one, on the held-out set; each check that
+    raises is an internal error of its own, and either one failing fails P3 (fail closed)."""
+    probed = symmetry.with_probes(contract, windows)
+    public = _guarded(lambda: conformance.check_conformance(spec, contract, probed, adapter))
+    if heldout_windows is None:
+        return heldout.combine(public, None, windows_hash(probed))
+    hidden = symmetry.with_probes(contract, heldout_windows)
+    held = _guarded(lambda: conformance.check_conformance(spec, contract, hidden, adapter))
+    return heldout.combine(public, held, windows_hash(probed), windows_hash(hidden))
+
+
+def _guarded(check: Callable[[], PhaseOutcome]) -> PhaseOutcome:
+    try:
+        return check()
+    except InfrastructureFailure:
+        raise
+    except Exception as exc:  # noqa: BLE001 - recorded as the phase's internal error
+        return crashed_outcome("conformance", exc)
 
 
 def work_bounds(contract: Contract) -> dict[str, Any]:
@@ -334,6 +381,7 @@ def fingerprint(
     cfg_text: str | None = None,
     outcomes: dict[str, PhaseOutcome] | None = None,
     reading: unicode.AsciiSpec | None = None,
+    heldout_windows: list[Window] | None = None,
 ) -> dict[str, Any]:
     """What a score depends on besides the spec (docs/ARCHITECTURE.md, "Pipeline").
 
@@ -348,6 +396,11 @@ def fingerprint(
         "contract_version": contract.version,
         "windows_sha256": windows_hash(windows),
         "window_count": len(windows),
+        # The held-out set's hash and size, never its content (None: scored without one).
+        "heldout_windows_sha256": (
+            windows_hash(heldout_windows) if heldout_windows is not None else None
+        ),
+        "heldout_window_count": len(heldout_windows) if heldout_windows is not None else None,
         "adapter": "identity" if adapter.identity else "custom",
         "cfg_ignored": list(adapter.ignored),
         "adapter_sha256": hashlib.sha256(adapter_text.encode()).hexdigest(),

@@ -3,9 +3,10 @@
 A leaf module (it imports nothing from the project), so the scorer (`pipeline`), the board
 (`leaderboard.board.aggregate`) and the models (`leaderboard.models`) share one definition without
 importing each other. Rules (docs/BENCHMARK_RULES.md §1): a phase with no result, without a
-score (skipped, error) or with the status `timeout` of runs stored before scorer 2.1 counts 0;
-a verified run's `n/a` phase leaves the formula and the other weights are renormalised to sum
-1. Reported runs keep the published formula.
+score (skipped, error) or with the status `timeout` of runs stored before scorer 2.1 counts 0,
+and so does an `n/a` phase (a task without traces has no P3 to earn): no renormalising over a
+missing phase, so a task without traces cannot give a high overall from P1, P2 and P4 alone
+(issue 37). Reported runs keep the published formula, which counted a missing phase 0 too.
 """
 
 from __future__ import annotations
@@ -70,21 +71,17 @@ def cell_score(
     provenance: str,
     weights: Iterable[Weight] = OFFICIAL_WEIGHTS,
 ) -> float:
-    """The weighted score of one run (see the module docstring for missing and N/A phases)."""
+    """The weighted score of one run (see the module docstring for missing and N/A phases).
+    `provenance` no longer changes the rule (verified and reported runs both count a missing
+    phase 0 since issue 37); callers still name it, and it stays for them."""
+    del provenance
     normalised = dict(zip(PHASES, normalise_weights(weights), strict=True))
-    applicable = [
-        p for p in PHASES if not (provenance == "verified" and statuses.get(p) == NOT_APPLICABLE)
-    ]
-    weight_sum = sum(normalised[p] for p in applicable)
-    if weight_sum <= 0:
-        return 0.0
-    total = sum(normalised[p] * _counted(scores, statuses, p) for p in applicable)
     # The weights already sum to 1; dividing by their float sum (0.9999999999999999) would move
     # the paper's 0.7374999999999999 to 0.7375, whose published rounding is 0.738, not 0.737.
-    return total if len(applicable) == len(PHASES) else total / weight_sum
+    return sum(normalised[p] * _counted(scores, statuses, p) for p in PHASES)
 
 
 def _counted(scores: Mapping[str, float | None], statuses: Mapping[str, str], phase: str) -> float:
-    if statuses.get(phase) == TIMEOUT:
+    if statuses.get(phase) in (TIMEOUT, NOT_APPLICABLE):
         return 0.0
     return scores.get(phase) or 0.0

@@ -114,6 +114,7 @@ from evaluation.windows import (
     trace_base,
     trace_files,
 )
+from evaluation.windows.heldout import cut_heldout, heldout_files
 from evaluation.windows.stored import read_bytes as read_trace_bytes
 from evaluation.windows.stored import read_text as read_trace_text
 from evaluation.windows.window import State, Window
@@ -161,7 +162,9 @@ __all__ = [
     "add_score_arguments",
     "cell_score",
     "check_isolated",
+    "cut_heldout",
     "cut_with_summary",
+    "heldout_files",
     "cutter_version",
     "lines_in",
     "load_all_contracts",

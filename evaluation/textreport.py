@@ -44,7 +44,32 @@ def _phase_lines(phase: dict[str, Any]) -> list[str]:
         lines.append("error: " + text.strip()[:300])
     if details.get("reason"):
         lines.append(details["reason"])
+    lines.extend(_heldout_lines(details))
     return lines
+
+
+def _heldout_lines(details: dict[str, Any]) -> list[str]:
+    """P3 on a held-out set: the official figure, the public one beside it, and the flag."""
+    hidden = details.get("heldout")
+    if not hidden:
+        return []
+    public = details.get("public") or {}
+    lines = [
+        f"held-out P3 (official) {_figure(hidden.get('score'))}, public P3 "
+        f"{_figure(public.get('score'))} (pass rates {_figure(hidden.get('pooled_rate'))} / "
+        f"{_figure(public.get('pooled_rate'))})"
+    ]
+    fit = details.get("fits_public")
+    if fit and fit.get("flagged"):
+        lines.append(
+            "FLAGGED: fits the public windows, not the system (public pass rate exceeds the "
+            f"held-out one by {fit['gap']:.2f}, more than {fit['margin']:.2f})"
+        )
+    return lines
+
+
+def _figure(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
 
 
 def _action_line(phase: str, action: dict[str, Any]) -> str:

@@ -5,7 +5,7 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
-from django.db.models import Model, QuerySet
+from django.db.models import Exists, Model, OuterRef, QuerySet
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
 from django.utils.text import Truncator
@@ -97,6 +97,31 @@ class NearDuplicateFilter(admin.SimpleListFilter):
         return queryset
 
 
+def fits_public_only() -> Exists:
+    """The run's P3 says it fits the public windows, not the system (issue 37): a typed field of
+    the stored P3 details (`fits_public.flagged`), not a message."""
+    return Exists(
+        PhaseResult.objects.filter(
+            run=OuterRef("pk"), phase="conformance", details__fits_public__flagged=True
+        )
+    )
+
+
+class FitsPublicFilter(admin.SimpleListFilter):
+    title = "fits the public windows, not the system"
+    parameter_name = "fits_public"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [("yes", "flagged"), ("no", "not flagged")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        if self.value() == "yes":
+            return queryset.filter(fits_public=True)
+        if self.value() == "no":
+            return queryset.filter(fits_public=False)
+        return queryset
+
+
 @admin.register(Run)
 class RunAdmin(BoardInvalidatingAdmin):
     # Narrow enough for 1280 px: the model's name shortened, provenance left to the filter.
@@ -109,11 +134,13 @@ class RunAdmin(BoardInvalidatingAdmin):
         "submitter",
         "overall_figure",
         "near_duplicate",
+        "fits_public_flag",
         "created_at",
     ]
     list_filter = [
         "review",
         NearDuplicateFilter,
+        FitsPublicFilter,
         "status",
         "provenance",
         "task",
@@ -141,6 +168,14 @@ class RunAdmin(BoardInvalidatingAdmin):
     def save_formset(self, request: HttpRequest, form: Any, formset: Any, change: Any) -> None:
         super().save_formset(request, form, formset, change)
         invalidate_board_cache()
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Run]:
+        runs: QuerySet[Run] = super().get_queryset(request)
+        return runs.annotate(fits_public=fits_public_only())
+
+    @admin.display(description="fits public only", boolean=True, ordering="fits_public")
+    def fits_public_flag(self, run: Run) -> bool:
+        return bool(getattr(run, "fits_public", False))
 
     @admin.display(description="model", ordering="model__name")
     def model_short(self, run: Run) -> str:

@@ -610,6 +610,11 @@ class Release(models.Model):
     changelog = models.TextField(blank=True)
     created_at = models.DateTimeField(default=timezone.now)
     approved_at = models.DateTimeField(null=True, blank=True)
+    # Retired: its held-out traces are published (`heldout_archive`, packed by
+    # `manage.py retire_release`) so its results stay reproducible; no later release may reuse
+    # them (`identity.refuse_published_heldout`).
+    retired_at = models.DateTimeField(null=True, blank=True)
+    heldout_archive = models.BinaryField(null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -632,6 +637,19 @@ class Release(models.Model):
         self.refresh_from_db()
         if changed:
             scope_wanted(self.pk)
+        return bool(changed)
+
+    @property
+    def retired(self) -> bool:
+        return self.retired_at is not None
+
+    def retire(self, archive: bytes | None) -> bool:
+        """Retire the release, publishing its held-out traces (`archive`, a zip; None when it
+        had none); False when it was retired already."""
+        changed = Release.objects.filter(pk=self.pk, retired_at__isnull=True).update(
+            retired_at=timezone.now(), heldout_archive=archive
+        )
+        self.refresh_from_db()
         return bool(changed)
 
     @classmethod

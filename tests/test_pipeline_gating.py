@@ -51,7 +51,9 @@ def test_composite_weights_phases_and_counts_missing_ones_as_zero():
     "scores",
     [(1.0, 1.0, None, 1.0), (0.5, 0.25, None, 0.6), (1.0, 0.0, None, 0.0)],
 )
-def test_na_conformance_renormalises_exactly_like_the_board(scores):
+def test_na_conformance_counts_zero_exactly_like_the_board(scores):
+    # Issue 37: a task without traces used to have its other weights renormalised, so a
+    # one-step spec of it scored 1.0; its P3 now counts as not earned (0), on the board too.
     outcomes = {
         p: outcome(p, "n/a" if s is None else "ran", s) for p, s in zip(PHASES, scores, strict=True)
     }
@@ -60,7 +62,7 @@ def test_na_conformance_renormalises_exactly_like_the_board(scores):
     expected = cell_score(values, statuses, "verified")
     assert composite(outcomes) == pytest.approx(expected)
     p1, p2, _, p4 = scores
-    assert composite(outcomes) == pytest.approx((0.15 * p1 + 0.15 * p2 + 0.35 * p4) / 0.65)
+    assert composite(outcomes) == pytest.approx(0.15 * p1 + 0.15 * p2 + 0.35 * p4)
 
 
 @pytest.mark.parametrize("phase", PHASES)
@@ -125,11 +127,10 @@ def test_a_task_without_traces_has_na_conformance(spin):
     p3 = report.outcomes["conformance"]
     assert (p3.status, p3.score) == ("n/a", None)
     assert p3.details["reason"] == "no traces were recorded"
-    assert report.outcomes["invariant"].score == 1.0
+    # P4's credit follows P3: without traces, no invariant earns it (issue 37).
+    assert report.outcomes["invariant"].score == 0.0
     assert report.overall == pytest.approx(composite(report.outcomes))
-    assert report.overall == pytest.approx(
-        (0.15 + 0.15 * report.outcomes["runtime"].score + 0.35) / 0.65
-    )
+    assert report.overall == pytest.approx(0.15 + 0.15 * report.outcomes["runtime"].score)
 
 
 def comparable(report) -> dict:

@@ -182,6 +182,7 @@ def score_in_container(
     on_phase: Callable[[PhaseOutcome], None] | None = None,
     run_label: str = "",
     client: DockerClient | None = None,
+    heldout_windows: list[Window] | None = None,
 ) -> ScoreReport:
     """Score a spec in a fresh container; the same report `pipeline.score_spec` gives, with the
     backend and the image identity added to the fingerprint."""
@@ -190,7 +191,9 @@ def score_in_container(
     identity = image_identity(client, settings.image)
     limits = limits_for(contract, settings)
     with input_dir(settings.input_root) as folder:
-        argv = write_inputs(folder, spec_text, contract, windows, adapter_text, cfg_text)
+        argv = write_inputs(
+            folder, spec_text, contract, windows, adapter_text, cfg_text, heldout_windows
+        )
         result = run_container(
             client, settings.image, argv, folder, limits, run_label, on_line=_phase_sink(on_phase)
         )
@@ -403,8 +406,11 @@ def write_inputs(
     windows: list[Window],
     adapter_text: str | None,
     cfg_text: str | None,
+    heldout_windows: list[Window] | None = None,
 ) -> list[str]:
-    """Write the run's inputs under `folder`; the CLI arguments that read them inside."""
+    """Write the run's inputs under `folder`; the CLI arguments that read them inside. The
+    held-out windows go in as a file of the run's own input folder (removed with it), never
+    in the image."""
     files = {"spec.tla": spec_text}
     argv = ["score", f"{IN}/spec.tla", "--task", contract.slug, "--json", "--progress", "json"]
     if adapter_text and adapter_text.strip():
@@ -427,6 +433,9 @@ def write_inputs(
     if contract.has_traces:
         write_windows(windows, folder / "windows.jsonl")
         argv += ["--windows", f"{IN}/windows.jsonl"]
+        if heldout_windows is not None:
+            write_windows(heldout_windows, folder / "heldout.jsonl")
+            argv += ["--heldout-windows", f"{IN}/heldout.jsonl"]
     for path in folder.rglob("*"):
         path.chmod(0o755 if path.is_dir() else 0o644)
     return argv

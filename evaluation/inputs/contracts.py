@@ -143,6 +143,9 @@ class Traces:
     # "data": paths relative to the benchmark data folder; "project": relative to the project
     # root (traces made by our own harnesses and committed, e.g. harnesses/asterinas/traces).
     source: str = "data"
+    # Actor ids the system treats alike (threads of a lock): P3 also checks each trace with its
+    # ids permuted (`windows/symmetry.py`). Empty: the actors are not declared symmetric.
+    symmetric_actors: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -563,7 +566,7 @@ def _traces(r: _Reader, data: dict[str, Any]) -> tuple[Traces | None, str]:
         return None, r.string(reason, "no_traces_reason")
     if reason:
         r.fail("no_traces_reason", "given although traces are set")
-    spec = r.mapping(value, "traces", ("format", "paths"), ("source",))
+    spec = r.mapping(value, "traces", ("format", "paths"), ("source", "symmetric_actors"))
     paths = r.strings(spec["paths"], "traces.paths")
     if not paths:
         r.fail("traces.paths", "no paths")
@@ -574,7 +577,11 @@ def _traces(r: _Reader, data: dict[str, Any]) -> tuple[Traces | None, str]:
         if Path(path).is_absolute() or ".." in Path(path).parts:
             r.fail(f"traces.paths[{i}]", f"{path!r} must stay inside its base folder")
     fmt = r.string(spec["format"], "traces.format")
-    return Traces(format=fmt, paths=paths, source=source), ""
+    symmetric = r.strings(spec.get("symmetric_actors") or [], "traces.symmetric_actors")
+    if len(set(symmetric)) != len(symmetric) or len(symmetric) == 1:
+        r.fail("traces.symmetric_actors", "needs two or more distinct actor ids")
+    traces = Traces(format=fmt, paths=paths, source=source, symmetric_actors=tuple(symmetric))
+    return traces, ""
 
 
 # ---------------------------------------------------------------------------------------------

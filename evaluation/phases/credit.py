@@ -23,10 +23,16 @@ invariant with verdict `holds` keeps its credit only if:
     window in P3 (`conformance/specificity.py`): an invariant kept by an action that allows any
     change that keeps it (every step filtered through the invariant) is not a fact about the
     system. An invariant reading a variable no window shows (spin's callType) depends on every
-    target action. This rule needs P3 to have run: when it did not run to the end (an
-    error), the invariants it would decide are not credited either, or a spec could keep its
-    invariants by making P3 fail (P3 scores 0 then anyway). A crash of P3 itself (a scorer bug,
-    `details.internal`) leaves the rule unapplied: a scorer bug must not take P4 down with it.
+    target action.
+(c) since scorer 3.0.0 (issue 37), credit follows conformance: an invariant that passes (a)
+    and (b) earns the mean official P3 pass rate (the held-out one when there is a held-out
+    set; undecided windows count as not passed) of the target actions that change, in the
+    traces, what it reads (every target action when it reads state no window shows or
+    changes). No invariant earns anything (`details.credit.withheld`) when the task has no
+    traces, when P3 did not run to the end (any error, a scorer bug included: fail closed, a
+    spec must not keep its invariants by making P3 fail), when the run fits the public windows
+    but not the held-out ones (`phases/heldout.py`), or when P4's bounded region does not show
+    every actor the traces show acting, acting (`idle_actors`: a script where one thread acts).
 
 The targets are measured by `reach.measure` (TLC, P2's bounded region, see there). An invariant
 that loses its credit becomes `error` with the reason (prefixes VACUOUS / UNSPECIFIC, marked on
@@ -69,6 +75,8 @@ class Corpus:
     changing: set[str] = field(default_factory=set)
     shown: set[str] = field(default_factory=set)
     changed_by: dict[str, set[str]] = field(default_factory=dict)  # var -> actions
+    # actor -> the variables whose slot keyed by that actor its own steps change
+    actor_slots: dict[str, set[str]] = field(default_factory=dict)
 
     @classmethod
     def read(cls, windows: list[Window], contract: Contract) -> Corpus:
@@ -85,7 +93,22 @@ class Corpus:
                 if var in pre and var in post and _changed(pre[var], post[var]):
                     corpus.changing.add(var)
                     corpus.changed_by.setdefault(var, set()).add(str(window.get("action")))
+                    actor = str(window.get("actor"))
+                    if _slot_changed(pre[var], post[var], actor):
+                        corpus.actor_slots.setdefault(actor, set()).add(var)
         return corpus
+
+    def actor_targets(self) -> dict[str, list[Target]]:
+        """Per actor the windows show acting through its own slot of a variable: the targets of
+        which the spec's behaviour must reach one (that actor acting)."""
+        return {
+            actor: [Target(var, key=actor) for var in sorted(slots)]
+            for actor, slots in sorted(self.actor_slots.items())
+        }
+
+
+def _slot_changed(pre: object, post: object, key: str) -> bool:
+    return isinstance(pre, dict) and isinstance(post, dict) and pre.get(key) != post.get(key)
 
 
 def _changed(pre: object, post: object) -> bool:
@@ -167,38 +190,53 @@ def apply(
     started = time.monotonic()
     corpus = Corpus.read(windows, contract) if contract.has_traces else None
     targets = plan(contract, corpus)
+    actors = corpus.actor_targets() if corpus is not None else {}
     wanted = {i.name for i in holding}
     needed = [
         t for name in wanted for t in targets.all_of.get(name, []) + targets.any_of.get(name, [])
     ]
-    reach = measure(
-        spec,
-        contract,
-        adapter,
-        sorted(set(needed), key=Target.text),
-        lambda reached: targets.still_needed(wanted, reached),
-    )
+    needed += [t for group in actors.values() for t in group]
+
+    def still_needed(reached: set[Target]) -> set[Target]:
+        idle = {t for g in actors.values() if not any(t in reached for t in g) for t in g}
+        return targets.still_needed(wanted, reached) | idle
+
+    reach = measure(spec, contract, adapter, sorted(set(needed), key=Target.text), still_needed)
+    idle = sorted(a for a, group in actors.items() if not any(t in reach.reached for t in group))
+    withheld = _withheld(conformance, contract) or _idle(idle, actors, reach)
+    rates = _pass_rates(conformance)
     unspecific = _unspecific(conformance) if corpus is not None else {}
     reasons: dict[str, str] = {}
+    earned: dict[str, float] = {}
     for inv in holding:
         definition = next(i.definition for i in contract.invariants if i.name == inv.name)
-        reason = _vacuity(inv.name, targets, reach) or _specificity(
-            definition, contract, corpus, conformance, unspecific
+        reason = (
+            _vacuity(inv.name, targets, reach)
+            or _specificity(definition, contract, corpus, conformance, unspecific)
+            or withheld
         )
+        share = 0.0 if reason else _share(definition, contract, corpus, rates)
+        if not reason and share <= 0:
+            reason = (
+                f"{UNSPECIFIC}: the actions that change what it reads passed no window in P3 "
+                "(undecided windows count as not passed): its holding is no fact about the system"
+            )
+        earned[inv.name] = share
         if reason:
             inv.verdict = "error"
             inv.reason = reason
             reasons[inv.name] = reason
     holds = sum(1 for i in outcome.invariants if i.verdict == "holds")
     if outcome.score is not None and outcome.invariants:
-        outcome.score = holds / len(outcome.invariants)
+        outcome.score = round(sum(earned.values()) / len(outcome.invariants), 6)
     details = _invariant_details(outcome)
     details["holds"] = holds
     details["credit"] = {
         "rule": (
             "an invariant that holds is credited only if the spec's behaviour within P2's bound "
-            "reaches what it constrains (a1, a2) and the actions that change what it reads "
-            "accept no fair negative window in P3 (b)"
+            "reaches what it constrains (a1, a2) with every actor the traces show acting, the "
+            "actions that change what it reads accept no fair negative window in P3 (b), and P3 "
+            "ran to the end; it then earns the mean P3 pass rate of those actions (c)"
         ),
         "windows_rule": corpus is not None,
         "reached": sorted(t.text() for t in reach.reached),
@@ -207,10 +245,80 @@ def apply(
         "undetermined": reach.undetermined,
         "runs": reach.runs,
         "withdrawn": reasons,
+        "earned": {name: round(value, 6) for name, value in earned.items()},
+        "idle_actors": idle,
+        "withheld": withheld,
         "seconds": round(time.monotonic() - started, 3),
     }
     outcome.duration_seconds = round(outcome.duration_seconds + time.monotonic() - started, 3)
     return outcome
+
+
+def _withheld(conformance: PhaseOutcome | None, contract: Contract) -> str:
+    """Why no invariant can earn credit from this P3 ("" when P3 ran to the end): fail closed,
+    a P3 that did not run (a scorer bug included) never leaves P4's credit standing."""
+    if not contract.has_traces:
+        return (
+            f"{UNSPECIFIC}: the task has no traces, so no P3 ties what the invariant constrains "
+            "to the system's behaviour (P3 counts as not earned, and so does this credit)"
+        )
+    if conformance is None or conformance.status != "ran":
+        status = conformance.status if conformance else "not run"
+        return (
+            f"{UNSPECIFIC}: P3 ended with status {status}, so whether the actions that keep "
+            "it are the system's is not known"
+        )
+    fit = conformance.details.get("fits_public")
+    if fit and fit["flagged"]:
+        return (
+            f"{UNSPECIFIC}: the spec fits the public windows, not the system (its public P3 "
+            f"pass rate exceeds the held-out one by {fit['gap']:.2f}, more than "
+            f"{fit['margin']:.2f}): the behaviour its invariants hold of is the public traces', "
+            "not the system's"
+        )
+    return ""
+
+
+def _idle(idle: list[str], actors: dict[str, list[Target]], reach: Reach) -> str:
+    if not idle:
+        return ""
+    slots = "; ".join(", ".join(t.text() for t in actors[a]) + f" (actor {a})" for a in idle)
+    how = "is not known: " + reach.undetermined if reach.undetermined else "never happens"
+    return (
+        f"{UNSPECIFIC}: the traces show every actor acting, but {reach.region} some never do: "
+        f"{slots} {how}. An invariant over a region where some actors never act says nothing "
+        "of the system's"
+    )
+
+
+def _pass_rates(conformance: PhaseOutcome | None) -> dict[str, float | None]:
+    """Action -> its official P3 pass rate (the held-out one when there is a held-out set)."""
+    if conformance is None:
+        return {}
+    details = cast(ConformanceDetails, conformance.details)
+    summary = details.get("heldout") or details.get("public")
+    if summary:
+        return {a: row["pass_rate"] for a, row in summary["per_action"].items()}
+    return {a: row["pass_rate"] for a, row in details.get("per_action", {}).items()}
+
+
+def _share(
+    definition: str,
+    contract: Contract,
+    corpus: Corpus | None,
+    rates: dict[str, float | None],
+) -> float:
+    """Rule (c): the mean official P3 pass rate of the actions that change, in the traces, what
+    the invariant reads (every target action when it reads state no window shows, or state no
+    window changes). A script or an invented mapping passes few windows, so earns little."""
+    if corpus is None:
+        return 0.0
+    variables = reads(definition, contract)
+    actions = {a for v in variables for a in corpus.changed_by.get(v, ())}
+    if not actions or any(v not in corpus.shown for v in variables):
+        actions = set(contract.actions)
+    known = [r for a in sorted(actions) if (r := rates.get(a)) is not None]
+    return sum(known) / len(known) if known else 0.0
 
 
 def _vacuity(name: str, targets: Plan, reach: Reach) -> str:
@@ -247,12 +355,17 @@ def _unspecific(conformance: PhaseOutcome | None) -> dict[str, str]:
     """Action -> the P3 refusal, for the actions that accept a fair negative window."""
     if conformance is None or "per_action" not in conformance.details:
         return {}
-    rows = cast(ConformanceDetails, conformance.details)["per_action"]
-    return {
+    details = cast(ConformanceDetails, conformance.details)
+    out = {
         action: row["specificity_failure"]
-        for action, row in rows.items()
+        for action, row in details["per_action"].items()
         if row.get("specificity_failure")
     }
+    hidden = details.get("heldout")
+    for action, summary in (hidden["per_action"] if hidden else {}).items():
+        if summary["unspecific"]:
+            out.setdefault(action, "it accepts a fair negative window of the held-out set")
+    return out
 
 
 def _specificity(
@@ -276,8 +389,6 @@ def _specificity(
             return ""  # no window changes what it reads: no action's specificity bears on it
         changed = [v for v in variables if v in corpus.changed_by]
         what = f"the traces change {_and(changed)} through {_and(sorted(actions))}"
-    if conformance is not None and "internal" in conformance.details:
-        return ""  # a scorer bug in P3 must not take P4's verdicts down with it
     if conformance is None or conformance.status != "ran":
         status = conformance.status if conformance else "not run"
         return (

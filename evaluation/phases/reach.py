@@ -60,18 +60,24 @@ class Target:
     var: str
     value: str | None = None
     paths: tuple[Path, ...] = ()
+    # With `value` None: `var[key]` changing (an actor's own slot: that actor acts).
+    key: str | None = None
 
     @property
     def moves(self) -> bool:
         return self.value is None
 
     def text(self) -> str:
+        if self.moves and self.key is not None:
+            return f'{self.var}["{self.key}"] changes'
         if self.moves:
             return f"{self.var} changes"
         return f'{self.var} takes "{self.value}"'
 
     def never(self) -> str:
         """How an unreached target reads after "the spec never ..."."""
+        if self.moves and self.key is not None:
+            return f'changes {self.var}["{self.key}"]'
         if self.moves:
             return f"changes {self.var} (it keeps the value Init gives it)"
         return f'reaches a state where {self.var} takes "{self.value}"'
@@ -114,6 +120,12 @@ def _path_predicate(expr: str, path: Path, value: str, depth: int = 0) -> str:
 
 def predicate(target: Target) -> str:
     """The target over the schema variables (the contract module's names)."""
+    if target.moves and target.key is not None:
+        v, k = target.var, to_tla(target.key)
+        return (
+            f"({k} \\in DOMAIN {v} /\\ {k} \\in DOMAIN {v}' "
+            f"/\\ ToString({v}'[{k}]) # ToString({v}[{k}]))"
+        )
     if target.moves:
         return f"ToString({target.var}') # ToString({target.var})"
     value = target.value or ""

@@ -103,7 +103,11 @@ def cut_windows(contract: Contract, data_dir: Path | str) -> list[Window]:
     return cut_with_summary(contract, data_dir).windows
 
 
-def cut_with_summary(contract: Contract, data_dir: Path | str) -> CutResult:
+def cut_with_summary(
+    contract: Contract, data_dir: Path | str, files: list[Path] | None = None
+) -> CutResult:
+    """The windows of the contract's trace files under `data_dir` (or of `files`, which a
+    held-out set finds its own way: `windows/heldout.py`)."""
     if contract.traces is None:
         return CutResult(windows=[], files=[])
     cutter = CUTTERS.get(contract.traces.format)
@@ -111,7 +115,8 @@ def cut_with_summary(contract: Contract, data_dir: Path | str) -> CutResult:
         raise WindowFormatError(
             f"{contract.slug}:0: no cutter for format {contract.traces.format!r}"
         )
-    result = CutResult(windows=[], files=trace_files(contract, data_dir))
+    found = trace_files(contract, data_dir) if files is None else files
+    result = CutResult(windows=[], files=found)
     seen_ids: set[str] = set()
     for window in cutter(contract, result.files):
         where = _check(window, contract)

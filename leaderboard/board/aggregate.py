@@ -16,12 +16,12 @@ Rules (docs/BENCHMARK_RULES.md §1):
   default to that table's.
 - a model's overall = mean of its cells over ALL tasks; a task with no run counts 0 and is shown
   as "not submitted". Per-phase means are taken the same way.
-- N/A: a verified run of a task without trace data has conformance status "n/a". Such a phase is
-  left out of the cell (the other weights are renormalised to sum 1, so the cell stays on the
-  0..1 scale and is neither rewarded nor punished for missing data) and out of that phase's
-  mean (the denominator counts only tasks where the phase applies; not-submitted tasks still
-  count 0). Reported runs keep the published formula: their P3 values are published, and a
-  reported phase is never treated as N/A.
+- N/A: a verified run of a task without trace data has conformance status "n/a". Such a phase
+  counts 0 in the cell (issue 37: renormalising let a one-step spec of a task without traces
+  score a verified 1.0 from P1, P2 and P4 alone; `evaluation.scoring.cell_score`) and is left
+  out of that phase's mean (the denominator counts only tasks where the phase applies;
+  not-submitted tasks still count 0). Reported runs keep the published formula: their P3
+  values are published, and a reported phase is never treated as N/A.
 
 Weights are a parameter, normalised to sum 1, so user-adjustable weights reuse this code.
 """
@@ -214,23 +214,17 @@ def with_published_figures(
 
 def run_scores(frame: pd.DataFrame, weights: Weights) -> np.ndarray:
     """`cell_score` of every run of the frame at once, float for float: the same sums in the
-    same order (a phase left out adds nothing, and x + 0.0 is x), so a board of 100,000 runs
+    same order (a phase that counts 0 adds 0.0, and x + 0.0 is x), so a board of 100,000 runs
     is scored in milliseconds instead of a Python call per run."""
     normalised = normalise_weights(weights)
-    verified = (frame.provenance == "verified").to_numpy()
     total = np.zeros(len(frame))
-    weight_sum = np.zeros(len(frame))
-    every_phase = np.ones(len(frame), dtype=bool)
     for phase, weight in zip(PHASES, normalised, strict=True):
         status = frame[f"{phase}_status"].to_numpy()
-        applicable = ~(verified & (status == NOT_APPLICABLE))
-        counted = np.where(status == TIMEOUT, 0.0, frame[phase].fillna(0.0).to_numpy(float))
-        total = total + np.where(applicable, weight * counted, 0.0)
-        weight_sum = weight_sum + np.where(applicable, weight, 0.0)
-        every_phase &= applicable
-    with np.errstate(divide="ignore", invalid="ignore"):
-        scores = np.where(every_phase, total, total / weight_sum)
-    return np.where(weight_sum <= 0, 0.0, scores)
+        # A timed-out phase of an old run, and an N/A one (issue 37), count 0.
+        zero = (status == TIMEOUT) | (status == NOT_APPLICABLE)
+        counted = np.where(zero, 0.0, frame[phase].fillna(0.0).to_numpy(float))
+        total = total + weight * counted
+    return total
 
 
 def _newest_first(frame: pd.DataFrame) -> pd.DataFrame:
@@ -331,9 +325,8 @@ def model_rows(cells: pd.DataFrame, models: pd.DataFrame, n_tasks: int) -> pd.Da
 
 def _effective_weights(cell: dict[str, Any], weights: Weights) -> dict[str, float]:
     """Each phase's share of a verified cell, for the phases a units-bootstrap may draw (ran,
-    so neither timed out, which counts 0, nor N/A, which leaves the cell)."""
-    applicable = [p for p in PHASES if cell[f"{p}_status"] != NOT_APPLICABLE]
-    total = sum(w for p, w in zip(PHASES, weights, strict=True) if p in applicable)
+    so neither timed out nor N/A, both of which count 0 and keep their weight)."""
+    total = sum(weights)
     return {
         p: w / total
         for p, w in zip(PHASES, weights, strict=True)

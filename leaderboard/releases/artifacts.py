@@ -1,5 +1,7 @@
-"""Downloads that let a result be re-checked without the site: a run's bundle (zip) and a
-release's dataset (JSON Lines, one public run per line).
+"""Downloads that let a result be re-checked without the site: a run's bundle (zip), a
+release's dataset (JSON Lines, one public run per line), and a retired release's held-out
+traces (zip, `heldout_archive`: packed only when the release is retired, and only if the
+folder is the one the release recorded, file for file).
 
 What the scorer does not store is named in the manifest rather than left out silently: the
 generated TLA+ modules and the raw SANY/TLC output are not kept (the phases keep the parsed
@@ -12,11 +14,14 @@ import io
 import json
 import zipfile
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from django.utils import timezone
 
+from evaluation.surface import Contract, heldout_files, read_trace_bytes
 from leaderboard.models import Release, Run
+from leaderboard.releases.identity import heldout_hash
 from leaderboard.runs.export import run_as_dict
 
 NOT_STORED = {
@@ -25,6 +30,37 @@ NOT_STORED = {
     "tool_logs": "not stored raw: the phases keep TLC's and SANY's parsed messages, errors and "
     "run summaries in each phase's details (phases/<phase>.json)",
 }
+
+
+class HeldoutMismatch(ValueError):
+    """The folder is not the held-out set the release recorded (the message says which task)."""
+
+
+def heldout_archive(release: Release, folder: Path, contracts: list[Contract]) -> bytes | None:
+    """A zip of the held-out trace files of every task the release recorded a held-out hash
+    for, in the data folder's layout, with a manifest of the hashes; None when it had none."""
+    recorded = {
+        slug: task["heldout_sha256"]
+        for slug, task in (release.components.get("tasks") or {}).items()
+        if task.get("heldout_sha256")
+    }
+    if not recorded:
+        return None
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        for contract in contracts:
+            if contract.slug not in recorded:
+                continue
+            if heldout_hash(contract, folder) != recorded[contract.slug]:
+                raise HeldoutMismatch(
+                    f"{contract.slug}: the held-out traces in {folder} are not the ones release "
+                    f"{release.name} recorded (hash {recorded[contract.slug][:12]})"
+                )
+            for path in heldout_files(contract, folder):
+                archive.writestr(path.relative_to(folder).as_posix(), read_trace_bytes(path))
+        note = {"release": release.name, "identity": release.identity, "heldout_sha256": recorded}
+        archive.writestr("MANIFEST.json", _json(note))
+    return out.getvalue()
 
 
 def manifest(run: Run, data: dict[str, Any]) -> dict[str, Any]:

@@ -3,8 +3,11 @@
 A release's components are the scorer's version and TLA+ tools (`surface.scorer_identity`), and
 per task its contract version (sha256 of task.yaml and description.md, all a contract reads) and
 its trace corpus version (the cutter's version and the data files' bytes, as `import_benchmark`
-names a corpus). The identity is the sha256 of those, so two releases with the same identity
-would be the same scoring under two names, which `make_release` refuses.
+names a corpus), and, when the instance has a held-out set (`HELDOUT_DATA_DIR`), the content
+hash of each task's held-out trace files (`heldout_sha256`: never their content). The identity
+is the sha256 of those, so two releases with the same identity would be the same scoring under
+two names, which `make_release` refuses. A held-out set published with a retired release is
+held out no more: `make_release` refuses a release that would reuse it.
 
 A run is matched to a release by its fingerprint, which records the same things: the scorer and
 tools, the contract version, and the corpus version the job scored against (`corpus_version`,
@@ -25,9 +28,13 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from evaluation.surface import (
+    Contract,
     ContractError,
     WindowFormatError,
+    cut_heldout,
+    heldout_files,
     load_all_contracts,
+    read_trace_bytes,
     scorer_identity,
     trace_base,
     trace_files,
@@ -38,6 +45,8 @@ from leaderboard.models import Release, Run, Task
 from leaderboard.tasks.importing import canonical_windows, corpus_version, current_corpus
 
 TOOL_KEYS = ("jar_sha256", "tlc_version", "sany_version")
+# Per-task components derived from others (matching aids), left out of the identity.
+DERIVED = ("windows_sha256", "heldout_windows_sha256")
 
 # What a release may be called: it is part of URLs, file names and citations.
 RELEASE_NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}"
@@ -49,11 +58,14 @@ class ReleaseError(ValueError):
 
 
 def current_components(
-    tasks_dir: Path | str | None = None, data_dir: Path | str | None = None
+    tasks_dir: Path | str | None = None,
+    data_dir: Path | str | None = None,
+    heldout_dir: Path | str | None = None,
 ) -> dict[str, Any]:
     """The components of the scoring this installation would do now."""
     tasks_dir = tasks_dir or settings.TASKS_DATA_DIR
     data_dir = Path(data_dir or settings.SYSMOBENCH_DATA_DIR)
+    hidden_dir = heldout_dir or settings.HELDOUT_DATA_DIR
     scorer = scorer_identity()
     try:
         contracts = load_all_contracts(tasks_dir)
@@ -73,11 +85,39 @@ def current_components(
             "corpus_version": corpus,
             "windows_sha256": _imported_windows_hash(contract.slug, corpus),
         }
+        if hidden_dir is not None:
+            tasks[contract.slug].update(_heldout(contract, Path(hidden_dir)))
     return {
         "scorer_version": scorer["scorer_version"],
         "tools": {key: scorer[key] for key in TOOL_KEYS},
         "tasks": tasks,
     }
+
+
+def heldout_hash(contract: Contract, folder: Path) -> str | None:
+    """sha256 of a task's held-out trace files (their paths in the folder and their bytes), or
+    None when the folder holds none of the task's."""
+    files = heldout_files(contract, folder)
+    if not files:
+        return None
+    digest = hashlib.sha256()
+    for path in files:
+        content = hashlib.sha256(read_trace_bytes(path)).hexdigest()
+        digest.update(f"{path.relative_to(folder).as_posix()}\0{content}\n".encode())
+    return digest.hexdigest()
+
+
+def _heldout(contract: Contract, folder: Path) -> dict[str, str]:
+    # The content hash decides scores (part of the identity); the windows hash is what a run's
+    # fingerprint records of it (a matching aid, left out of the identity like windows_sha256).
+    content = heldout_hash(contract, folder)
+    if content is None or contract.traces is None:
+        return {}
+    try:
+        windows = cut_heldout(contract, folder) or []
+    except WindowFormatError as exc:
+        raise ReleaseError(f"{contract.slug}: the held-out traces do not cut: {exc}") from exc
+    return {"heldout_sha256": content, "heldout_windows_sha256": windows_hash(windows)}
 
 
 def _imported_windows_hash(slug: str, corpus: str | None) -> str | None:
@@ -99,7 +139,7 @@ def identity_of(components: dict[str, Any]) -> str:
         "scorer_version": components["scorer_version"],
         "tools": components["tools"],
         "tasks": {
-            slug: {k: v for k, v in task.items() if k != "windows_sha256"}
+            slug: {k: v for k, v in task.items() if k not in DERIVED}
             for slug, task in components["tasks"].items()
         },
     }
@@ -116,6 +156,7 @@ def make_release(name: str, changelog: str, components: dict[str, Any] | None = 
             "digit, e.g. 2026.12"
         )
     components = components if components is not None else current_components()
+    refuse_published_heldout(components)
     identity = identity_of(components)
     same = Release.objects.filter(identity=identity).first()
     if same is not None:
@@ -134,6 +175,24 @@ def make_release(name: str, changelog: str, components: dict[str, Any] | None = 
     return release
 
 
+def refuse_published_heldout(components: dict[str, Any]) -> None:
+    """A held-out set published with a retired release is public now: the next release needs
+    fresh held-out traces (a different hash), or its official P3 would be a public one."""
+    for slug, task in components["tasks"].items():
+        hidden = task.get("heldout_sha256")
+        if hidden is None:
+            continue
+        for retired in Release.objects.filter(retired_at__isnull=False):
+            if (retired.components.get("tasks", {}).get(slug) or {}).get(
+                "heldout_sha256"
+            ) == hidden:
+                raise ReleaseError(
+                    f"the held-out traces of {slug} were published with the retired release "
+                    f"{retired.name}: make fresh ones (bin/make-traces with new private seeds) "
+                    "before the next release"
+                )
+
+
 def matches(fingerprint: dict[str, Any], task_slug: str, components: dict[str, Any]) -> bool:
     """Whether a run of `task_slug` with this fingerprint was scored under these components."""
     if not fingerprint or fingerprint.get("scorer_version") != components["scorer_version"]:
@@ -143,6 +202,8 @@ def matches(fingerprint: dict[str, Any], task_slug: str, components: dict[str, A
     task = components["tasks"].get(task_slug)
     if task is None or fingerprint.get("contract_version") != task["contract_version"]:
         return False
+    if fingerprint.get("heldout_windows_sha256") != task.get("heldout_windows_sha256"):
+        return False  # scored on another held-out set, or with one where the release has none
     if "corpus_version" in fingerprint:
         return bool(fingerprint["corpus_version"] == task["corpus_version"])
     return task["windows_sha256"] is not None and (

@@ -25,5 +25,6 @@ urlpatterns = [
     path("releases/<release:name>/diff/", views.release_diff, name="release_diff"),
     path("releases/<release:name>/diff.json", views.release_diff_json, name="release_diff_json"),
     path("releases/<release:name>/dataset.jsonl", views.release_dataset, name="release_dataset"),
+    path("releases/<release:name>/heldout.zip", views.release_heldout, name="release_heldout"),
     path("runs/<int:pk>/bundle.zip", views.run_bundle, name="run_bundle"),
 ]

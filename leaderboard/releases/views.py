@@ -118,6 +118,20 @@ def release_dataset(request: HttpRequest, name: str) -> StreamingHttpResponse:
 
 
 @require_GET
+def release_heldout(request: HttpRequest, name: str) -> HttpResponse:
+    """A retired release's held-out traces; nothing (404) before it is retired: they are the
+    test set nobody has seen until then."""
+    release = get_object_or_404(Release, name=name, retired_at__isnull=False)
+    if not release.heldout_archive:
+        raise Http404("this release was scored without held-out traces")
+    response = HttpResponse(bytes(release.heldout_archive), content_type="application/zip")
+    response["Content-Disposition"] = (
+        f'attachment; filename="sysmobench-{release.name}-heldout.zip"'
+    )
+    return response
+
+
+@require_GET
 def run_bundle(request: HttpRequest, pk: int) -> HttpResponse:
     runs = Run.objects.visible_to(request.user).select_related(
         "model", "task", "submitter", "release"

@@ -86,6 +86,24 @@ def run_with_progress(run: Run, queue_position: int | None) -> dict[str, Any]:
     }
 
 
+def conformance_split(run: Run) -> dict[str, Any] | None:
+    """Which P3 is official, the public and held-out checks as counts, and the review flag
+    (`fits_public_only`: the public P3 exceeds the held-out one by more than the margin), read
+    from the stored P3 details (None before scorer 3.0.0, or when P3 was not scored)."""
+    p3 = next((p for p in run.phase_results.all() if p.phase == "conformance"), None)
+    details = p3.details if p3 is not None else {}
+    if not isinstance(details, dict) or "official" not in details:
+        return None
+    fit = details.get("fits_public") or None
+    return {
+        "official": details["official"],
+        "public": details.get("public"),
+        "heldout": details.get("heldout"),
+        "fits_public": fit,
+        "fits_public_only": bool(fit and fit.get("flagged")),
+    }
+
+
 def run_as_dict(run: Run) -> dict[str, Any]:
     """The whole run: metadata, fingerprint, spec, adapter and every result row."""
     reported = run.provenance == "reported"
@@ -116,6 +134,9 @@ def run_as_dict(run: Run) -> dict[str, Any]:
         "disclosure": disclosure_json(run),
         "spec_text": run.spec_text,
         "adapter_text": run.adapter_text,
+        # Issue 37: the official P3 (held-out when the instance has a held-out set), the public
+        # one beside it, and the flag for a run that fits the public windows, not the system.
+        "conformance": conformance_split(run),
         "phases": [_phase_dict(p) for p in _phases(run)],
     }
 

@@ -19,7 +19,13 @@ from leaderboard.compare import detail as compare_detail
 from leaderboard.models import ReviewError, Run, WindowResult
 from leaderboard.releases.identity import release_note
 from leaderboard.runs import disclosure, drilldown
-from leaderboard.runs.export import CSV_COLUMNS, run_csv_rows, run_summary, run_with_progress
+from leaderboard.runs.export import (
+    CSV_COLUMNS,
+    conformance_split,
+    run_csv_rows,
+    run_summary,
+    run_with_progress,
+)
 from leaderboard.scoring.queueing import queue_position, wait_estimate
 from leaderboard.web.csv_safe import safe_row
 from leaderboard.web.requests import AuthenticatedRequest
@@ -47,6 +53,7 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
     context["max_attempts"] = settings.SCORING_MAX_ATTEMPTS
     context["queue_wait"] = wait_estimate(run) if context["queue_position"] else None
     context["release_note"] = release_note(run)
+    context["conformance_split"] = conformance_split(run)
     context["is_mine"] = request.user.is_authenticated and run.submitter_id == request.user.pk
     return render(request, "leaderboard/run_detail.html", context)
 

@@ -42,12 +42,14 @@ def score_run(
     adapter: Adapter,
     windows: list[Window],
     on_phase: Callable[[PhaseOutcome], None],
+    heldout_windows: list[Window] | None = None,
 ) -> ScoreReport:
     if settings.SCORER_BACKEND == "docker":
         return surface.score_in_container(
             run.spec_text,
             contract,
             windows,
+            heldout_windows=heldout_windows,
             adapter_text=run.adapter_text,
             cfg_text=run.cfg_text or None,
             settings=container_settings(),
@@ -61,6 +63,7 @@ def score_run(
         adapter=adapter,
         on_phase=on_phase,
         cfg_text=run.cfg_text or None,
+        heldout_windows=heldout_windows,
     )
     report.fingerprint["scorer_backend"] = "local"
     return report

@@ -39,6 +39,8 @@ from evaluation.surface import (
     PhaseCrashed,
     PhaseOutcome,
     Window,
+    WindowFormatError,
+    cut_heldout,
     load_contract,
     parse_adapter,
 )
@@ -113,7 +115,8 @@ def _score(run: Run) -> str:
 
     try:
         contract, adapter, windows, corpus = _load_inputs(run)
-        report = score_run(run, contract, adapter, windows, on_phase)
+        hidden = heldout_windows(contract)
+        report = score_run(run, contract, adapter, windows, on_phase, hidden)
         # The corpus the windows came from, so the run can be matched to its release.
         report.fingerprint["corpus_version"] = corpus
     except (RunSetupError, ScorerUnavailable) as exc:
@@ -239,6 +242,22 @@ def _windows(run: Run, contract: Contract) -> tuple[list[Window], str | None]:
             "`manage.py import_benchmark`, then rescore this run"
         )
     return canonical_windows(corpus), corpus.version
+
+
+def heldout_windows(contract: Contract) -> list[Window] | None:
+    """The task's windows in the instance's held-out set (settings.HELDOUT_DATA_DIR), cut at
+    scoring time and never stored: None when the instance has no held-out set or it holds no
+    traces of this task (P3 is then the public one)."""
+    folder = settings.HELDOUT_DATA_DIR
+    if folder is None or not contract.has_traces:
+        return None
+    try:
+        return cut_heldout(contract, folder)
+    except (WindowFormatError, OSError) as exc:
+        raise RunSetupError(
+            f"the held-out traces of {contract.slug!r} cannot be read (a maintainer must fix "
+            f"them, then rescore this run): {exc}"
+        ) from exc
 
 
 # ---------------------------------------------------------------------------------------------

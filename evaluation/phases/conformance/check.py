@@ -48,6 +48,7 @@ from evaluation.phases.conformance.runner import (
     SetupError,
     check_cases,
 )
+from evaluation.phases.conformance.safety import safety_negative_cases
 from evaluation.phases.conformance.vocab import Vocab, schema_vocab
 from evaluation.results import ActionOutcome, PhaseOutcome, WindowOutcome, WindowVerdict
 from evaluation.tla import assumptions
@@ -116,6 +117,10 @@ def _check(
     ]
     cases = build_cases(windows, [not r for r in reasons])
     negatives = _negatives(cases, vocab, set(views))
+    # Issue 37: real steps moved into other real states where they break a safety invariant.
+    keys = {c.key for c in negatives}
+    safety = safety_negative_cases(cases, contract, vocab, set(views))
+    negatives = [*negatives, *(c for c in safety if c.key not in keys)]
     variables = spec_variables(spec_text)
     declared = set(spec_constants(spec_text))
     init, nxt = adapter_text.behaviour(adapter, spec_text)

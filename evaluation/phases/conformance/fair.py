@@ -39,7 +39,8 @@ from evaluation.phases.conformance.vocab import FuncSet, Vocab
 from evaluation.windows.window import State
 
 FRAME, DETERMINED = "neg-frame", "neg-determined"
-FAIR_KINDS = (FRAME, DETERMINED)
+# `neg-safety` (`safety.py`) counts like the two families here.
+FAIR_KINDS = (FRAME, DETERMINED, "neg-safety")
 FAIR_PER_ACTION = 48
 MIN_SUPPORT = 2
 ALTERNATIVES_PER_SLOT = 3

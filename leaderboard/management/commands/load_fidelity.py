@@ -11,7 +11,7 @@ SysMoBench 2025 archive". The specs use their own names, so each is scored with 
 dqueue/specula_claude.adapter.yaml; the project keeps them in tests/fidelity/, the default
 folder). A spec without its adapter is refused, and nothing is loaded: scored with the identity
 adapter, the archive's own names would fail every window and the wrong figure would go onto the
-board as an approved run. Loading twice scores nothing twice. """
+board as an approved run. Loading twice scores nothing twice."""
 
 from __future__ import annotations
 

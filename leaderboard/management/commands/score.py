@@ -1,10 +1,11 @@
 """Score one spec from the command line: no web server, no Redis.
 
     python manage.py score --task spin spec.tla [--cfg spec.cfg] [--adapter adapter.yaml]
-        [--data-dir DIR] [--windows FILE] [--phases syntax,runtime,conformance,invariant] [--json]
+        [--data-dir DIR] [--windows FILE] [--heldout-dir DIR] [--phases ...] [--json]
 
-The same command as `python -m evaluation score` (evaluation/cli.py), with the data folder taken
-from the site's settings: all four phases (the default) go through
+The same command as `python -m evaluation score` (evaluation/cli.py), with the data folder and
+the held-out folder (`HELDOUT_DATA_DIR`: its windows give the official P3) taken from the
+site's settings: all four phases (the default) go through
 `evaluation.pipeline.score_spec`, exactly as the scoring job does: same gating, same composite,
 same fingerprint. `--phases` runs only the phases named, in the official order; a phase then
 gates only on the selected phases before it, and no overall is given (it would not be the
@@ -44,6 +45,8 @@ class Command(BaseCommand):
                 windows_file=options["windows"],
                 data_dir=options["data_dir"] or settings.SYSMOBENCH_DATA_DIR,
                 phases=options["phases"],
+                heldout_dir=options["heldout_dir"] or settings.HELDOUT_DATA_DIR,
+                heldout_windows_file=options["heldout_windows"],
             )
         except surface.InputError as exc:
             raise CommandError(str(exc)) from exc
