@@ -66,6 +66,9 @@ class RecipesRunAsWrittenTest(LiveServerTestCase):
 
     def shell(self, script: str, tmp: Path) -> subprocess.CompletedProcess:
         (tmp / "spin.tla").write_text(REFERENCE.read_text())
+        # The score-anyway recipe's spec: one that only SANY refuses (an unclosed parenthesis).
+        broken = REFERENCE.read_text().replace("\nInit ==", "\nBroken == (1 +\n\nInit ==", 1)
+        (tmp / "broken.tla").write_text(broken)
         env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp), "SMB": self.live_server_url,
                "SMB_TOKEN": self.token}  # fmt: skip
         return subprocess.run(["timeout", "120", "bash", "-euo", "pipefail", "-c", script],
