@@ -52,7 +52,7 @@ from evaluation.windows.window import Window
 # the fingerprint records every phase's work bounds (`work_bounds`).
 # 2.2.0: P3 reads up to 8 MB of a TLC run's output (100 kB before), so fewer runs are split
 # in halves to be read; verdicts differ only where a spec's P3 reached its 40-run cap before.
-SCORER_VERSION = "2.2.0"
+SCORER_VERSION = "3.0.0"
 
 
 class PhaseCrashed(RuntimeError):
@@ -267,16 +267,14 @@ def work_bounds(contract: Contract) -> dict[str, Any]:
             **{
                 key: contract.budget("conformance", key)
                 for key in (
-                    "depth",
+                    "gap_steps",
+                    "free_gap_steps",
+                    "resync_steps",
                     "max_states",
-                    "guided_depth",
-                    "guided_max_states",
-                    "guided_slack",
                     "seed",
                 )
             },
             "max_tlc_runs": conformance.runner.MAX_RUNS,
-            "cases_per_run": conformance.runner.CHUNK,
             "output_read_bytes": conformance.runner.READ_OUTPUT_BYTES,
         },
         "invariant": {

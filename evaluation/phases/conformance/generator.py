@@ -106,6 +106,9 @@ class Plan:
     # ... and how many steps in a row a guided path may leave them (the trace's own steps of
     # events no target action maps, whose states no window shows).
     guide_slack: int = 0
+    # Whether a case may be built from its window (the per-window wrappers of diagnose.py and
+    # blocking.py); False when every pre-state must be a state the spec reached.
+    from_windows: bool = True
 
     def view_reads(self, var: str) -> list[str]:
         """The schema variables the view of `var` reads (the window must give them in full)."""
@@ -135,6 +138,8 @@ def pinned_vars(plan: Plan, case: Case) -> list[str]:
     """Spec variables this case assigns directly: identity-mapped and given in full, or built
     by a credited state mapping from the window's observed state."""
     out = set(state_mapped(plan))
+    if not plan.from_windows:
+        return sorted(out)
     for var, value in case.pre.items():
         expr = plan.adapter.variables.get(var, var).strip()
         if expr == var and var in plan.spec_variables and is_full(value, plan.vocab[var]):
@@ -145,6 +150,8 @@ def pinned_vars(plan: Plan, case: Case) -> list[str]:
 def identity_pinned(plan: Plan, case: Case) -> set[str]:
     """Schema variables whose window value is assigned to the spec variable of the same name
     as it is: their pre-state constraint holds by construction."""
+    if not plan.from_windows:
+        return set()
     return {
         var
         for var, value in case.pre.items()

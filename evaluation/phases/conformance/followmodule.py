@@ -1,0 +1,204 @@
+"""The wrapper module that follows many traces in one TLC run (follow.py runs it).
+
+It EXTENDS the spec, as the per-window wrapper did, and every name it adds is `_<Name>_<nonce>`.
+Its variables: `_t` the trace being followed (0 before its first event: the steps from Init to
+the first event are shared by every trace, so they are explored once), `_i` the position of the
+next event in it, `_g` the steps taken since the last event.
+
+- Init: the spec's Init (the adapter's), `_t = 0`, `_i = 1`, `_g = 0`. No state is built from a
+  window: every state is one the spec reaches by its own steps.
+- Take(e): event e (trace `_t`, position `_i`) as one step of its mapped action, with the actor
+  and message bound: the projection shows the event's pre-state before and its post-state after;
+  the nonce-tagged `v` print is the last conjunct, so it prints only for a real successor.
+- Gap: one step of the spec's Next, at most `Bound(e)` of them before event e. In a quiet gap
+  (the trace observed no change) each step leaves the viewed projection as it was: a step the
+  trace could not see. In a free gap any step is allowed; the event's own pre-state check
+  decides where the gap may end.
+- Resync(e), for an event an earlier run found the spec cannot take: the state shows the
+  event's post-state, reached from the states at its position by the gap's steps (the gap
+  before a skipped event is free and `resync` steps longer). It prints `y`.
+- Neg(e): for each negative attached to event e, the same action from a state showing the
+  event's pre-state to the negative's post-state prints `n` and then is FALSE (adds no state).
+- Show(e): at a skipped event whose failure is new, each state showing the pre-state is
+  printed (`f`) for the diagnosis, and adds no state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from evaluation.phases.conformance import generator as gen
+from evaluation.phases.conformance.cases import Case
+from evaluation.tla.values import to_tla
+from evaluation.windows.window import Window
+
+
+@dataclass
+class Bounds:
+    quiet: int  # steps in a quiet gap
+    free: int  # steps in a free gap
+    resync: int  # further steps after an event the spec cannot take
+    states: int  # distinct states of one run
+
+
+@dataclass
+class FollowRun:
+    """What one run follows: `traces[k]` the global event numbers (1-based) of a trace, in
+    order; per event (1-based, index - 1 into the lists) its window, quiet flag, skip flag."""
+
+    traces: list[list[int]]
+    windows: list[Window]
+    quiet: list[bool]
+    skip: list[bool]
+    fresh: list[bool]  # a skipped event whose failure this run is the first to show
+    negatives: list[tuple[int, Case]] = field(default_factory=list)  # (event, negative case)
+
+
+def build(plan: gen.Plan, run: FollowRun, actions: list[str], bounds: Bounds) -> str:
+    t, i, g = (gen.n(plan, x) for x in ("tr", "pos", "gap"))
+    lines = [
+        f"---- MODULE {gen.module_name(plan)} ----",
+        f"EXTENDS {plan.spec_module}, TLC, Naturals",
+        f"VARIABLES {t}, {i}, {g}",
+        *gen.prelude(plan),
+        *gen._projection(plan),
+        *_tables(plan, run, actions, bounds),
+        *_operators(plan, run, actions),
+        f"{gen.n(plan, 'Init')} == {plan.init} /\\ {t} = 0 /\\ {i} = 1 /\\ {g} = 0",
+        *_next(plan, bounds),
+        "====",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _tables(plan: gen.Plan, run: FollowRun, actions: list[str], bounds: Bounds) -> list[str]:
+    n, tup = gen.n, gen._tuple
+    ws = run.windows
+    owner = {e: k for k, events in enumerate(run.traces, 1) for e in events}
+    position = {e: p for events in run.traces for p, e in enumerate(events, 1)}
+    count = len(ws)
+    neg_at: dict[int, list[int]] = {}
+    for k, (e, _case) in enumerate(run.negatives, 1):
+        neg_at.setdefault(e, []).append(k)
+
+    def bound(e: int) -> int:
+        if run.skip[e - 1]:
+            return bounds.free + bounds.resync
+        return bounds.quiet if run.quiet[e - 1] else bounds.free
+
+    def flag(values: list[bool]) -> str:
+        return tup([str(v).upper() for v in values])
+
+    firsts = [events[0] for events in run.traces]
+    return [
+        f"{n(plan, 'NT')} == {len(run.traces)}",
+        f"{n(plan, 'First')} == <<{', '.join(map(str, firsts))}>>",
+        f"{n(plan, 'Last')} == <<{', '.join(str(events[-1]) for events in run.traces)}>>",
+        f"{n(plan, 'Tr')} == <<{', '.join(str(owner[e]) for e in range(1, count + 1))}>>",
+        f"{n(plan, 'Pos')} == <<{', '.join(str(position[e]) for e in range(1, count + 1))}>>",
+        f"{n(plan, 'A')} == <<{', '.join(str(actions.index(w['action']) + 1) for w in ws)}>>",
+        f"{n(plan, 'Actor')} == "
+        + tup([gen.adapter_expr(plan, plan.adapter.actor_expr(w["actor"])) for w in ws]),
+        f"{n(plan, 'Msg')} == "
+        + tup([to_tla(w["input"]) if w.get("input") is not None else "0" for w in ws]),
+        f"{n(plan, 'P')} == " + tup([gen._constraints(plan, w["pre_state"], set()) for w in ws]),
+        f"{n(plan, 'Q')} == " + tup([gen._constraints(plan, w["post_state"], set()) for w in ws]),
+        f"{n(plan, 'Quiet')} == {flag(run.quiet)}",
+        f"{n(plan, 'Skip')} == {flag(run.skip)}",
+        f"{n(plan, 'Fresh')} == {flag(run.fresh)}",
+        f"{n(plan, 'Bound')} == <<{', '.join(str(bound(e)) for e in range(1, count + 1))}>>",
+        f"{n(plan, 'FirstBound')} == {max(bound(e) for e in firsts)}",
+        f"{n(plan, 'NegAt')} == "
+        + tup(["{" + ", ".join(map(str, neg_at.get(e, []))) + "}" for e in range(1, count + 1)]),
+        f"{n(plan, 'NQ')} == "
+        + tup([gen._constraints(plan, c.post, set()) for _, c in run.negatives] or ["<<>>"]),
+    ]
+
+
+def _holds(plan: gen.Plan, table: str, e: str, primed: bool) -> str:
+    cs, x = gen.n(plan, "cs"), gen.n(plan, "x")
+    value = f"{gen.n(plan, 'W')}({cs}[{x}][1])"
+    if primed:
+        value = f"({value})'"
+    sat = gen.n(plan, "Sat")
+    return f"LET {cs} == {table}[{e}] IN \\A {x} \\in DOMAIN {cs} : {sat}({value}, {cs}[{x}])"
+
+
+def _operators(plan: gen.Plan, run: FollowRun, actions: list[str]) -> list[str]:
+    n = gen.n
+    e, k = n(plan, "e"), n(plan, "k")
+    bound = {"actor": f"{n(plan, 'Actor')}[{e}]", "msg": f"{n(plan, 'Msg')}[{e}]"}
+    lines = [
+        f"{n(plan, 'Do')}{a}({e}) == {gen.adapter_expr(plan, plan.adapter.actions[action], bound)}"
+        for a, action in enumerate(actions, start=1)
+    ]
+    arms = " [] ".join(
+        f"{n(plan, 'A')}[{e}] = {a} -> {n(plan, 'Do')}{a}({e})" for a in range(1, len(actions) + 1)
+    )
+    t, i, g = n(plan, "tr"), n(plan, "pos"), n(plan, "gap")
+    spec_vars = ", ".join(plan.spec_variables)
+    first, last = n(plan, "First"), n(plan, "Last")
+    lines += [
+        f"{n(plan, 'Do')}({e}) == CASE {arms}",
+        f"{n(plan, 'Pre')}({e}) == {_holds(plan, n(plan, 'P'), e, False)}",
+        f"{n(plan, 'Post')}({e}) == {_holds(plan, n(plan, 'Q'), e, True)}",
+        f"{n(plan, 'Shows')}({e}) == {_holds(plan, n(plan, 'Q'), e, False)}",
+        f"{n(plan, 'NPost')}({k}) == {_holds(plan, n(plan, 'NQ'), k, True)}",
+        # The event the current state is before: one per trace while no trace is chosen.
+        f"{n(plan, 'Cur')} == IF {t} = 0 THEN {{{first}[{k}] : {k} \\in 1..{n(plan, 'NT')}}}"
+        f" ELSE IF {first}[{t}] + {i} - 1 <= {last}[{t}] THEN {{{first}[{t}] + {i} - 1}} ELSE {{}}",
+        f"{n(plan, 'Moved')}({e}) == {t}' = {n(plan, 'Tr')}[{e}]"
+        f" /\\ {i}' = {n(plan, 'Pos')}[{e}] + 1 /\\ {g}' = 0",
+        f"{n(plan, 'Take')}({e}) ==",
+        f"  /\\ ~{n(plan, 'Skip')}[{e}]",
+        f"  /\\ {n(plan, 'Pre')}({e})",
+        f"  /\\ {n(plan, 'Do')}({e})",
+        f"  /\\ {n(plan, 'Post')}({e})",
+        f"  /\\ {n(plan, 'Moved')}({e})",
+        f'  /\\ PrintT(<<"{plan.nonce}v", {e}>>)',
+        f"{n(plan, 'Resync')}({e}) ==",
+        f"  /\\ {n(plan, 'Skip')}[{e}]",
+        f"  /\\ {n(plan, 'Shows')}({e})",
+        f"  /\\ UNCHANGED <<{spec_vars}>>",
+        f"  /\\ {n(plan, 'Moved')}({e})",
+        f'  /\\ PrintT(<<"{plan.nonce}y", {e}>>)',
+        f"{n(plan, 'Neg')}({e}) ==",
+        f"  /\\ {n(plan, 'NegAt')}[{e}] # {{}}",
+        f"  /\\ {n(plan, 'Pre')}({e})",
+        f"  /\\ \\E {k} \\in {n(plan, 'NegAt')}[{e}] :",
+        f"       /\\ {n(plan, 'Do')}({e})",
+        f"       /\\ {n(plan, 'NPost')}({k})",
+        f'       /\\ PrintT(<<"{plan.nonce}n", {k}>>)',
+        "       /\\ FALSE",
+        f"{n(plan, 'Show')}({e}) ==",
+        f"  /\\ {n(plan, 'Fresh')}[{e}]",
+        f"  /\\ {n(plan, 'Pre')}({e})",
+        f'  /\\ PrintT(<<"{plan.nonce}f", {e}, <<{spec_vars}>>>>)',
+        "  /\\ FALSE",
+    ]
+    return lines
+
+
+def _next(plan: gen.Plan, bounds: Bounds) -> list[str]:
+    n = gen.n
+    t, i, g, e = n(plan, "tr"), n(plan, "pos"), n(plan, "gap"), n(plan, "e")
+    quiet = f"{n(plan, 'Quiet')}[{e}] /\\ ~{n(plan, 'Skip')}[{e}]"
+    return [
+        f"{n(plan, 'Gap')} ==",
+        f"  /\\ {n(plan, 'Cur')} # {{}}",
+        f"  /\\ {g} < IF {t} = 0 THEN {n(plan, 'FirstBound')} ELSE "
+        f"{n(plan, 'Bound')}[{n(plan, 'First')}[{t}] + {i} - 1]",
+        f"  /\\ {plan.next}",
+        # A quiet gap: only steps the trace could not see.
+        f"  /\\ \\A {e} \\in {n(plan, 'Cur')} : ({quiet}) => "
+        f"{n(plan, 'WProj')}' = {n(plan, 'WProj')}",
+        f"  /\\ {g}' = {g} + 1 /\\ UNCHANGED <<{t}, {i}>>",
+        f"{n(plan, 'Next')} ==",
+        f'  /\\ TLCGet("distinct") < {bounds.states}',
+        f"  /\\ \\/ \\E {e} \\in {n(plan, 'Cur')} :",
+        f"          \\/ {n(plan, 'Take')}({e})",
+        f"          \\/ {n(plan, 'Resync')}({e})",
+        f"          \\/ {n(plan, 'Neg')}({e})",
+        f"          \\/ {n(plan, 'Show')}({e})",
+        f"     \\/ {n(plan, 'Gap')}",
+    ]
