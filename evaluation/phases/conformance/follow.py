@@ -154,18 +154,19 @@ def _one_run(
     capped = distinct >= bounds.states
     taken = _numbers(run.output, plan.nonce, "v")
     resynced = _numbers(run.output, plan.nonce, "y")
+    shown = _numbers(run.output, plan.nonce, "p")
     accepted = _numbers(run.output, plan.nonce, "n")
     out.accepted |= {k for j, (_, _, k) in enumerate(mine, 1) if j in accepted}
     for item in read_tagged(run.output, plan.nonce, "f"):
         e = local[item[1] - 1]
-        shown = out.frontier.setdefault(e, [])
-        if len(shown) < SHOWN_STATES:
-            shown.append(_tuple_text(item[2]))
-    reached_local = {1} | {j + 1 for j in taken | resynced}
+        states = out.frontier.setdefault(e, [])
+        if len(states) < SHOWN_STATES:
+            states.append(_tuple_text(item[2]))
+    seen = _Seen(taken, resynced, shown, capped)
     for k in chosen:
         tr = state[k]
         tr.fresh.clear()
-        _read_trace(out, tr, k, renumber, taken, resynced, reached_local, capped, bounds)
+        _read_trace(out, tr, k, renumber, seen, quiet, bounds)
     out.reached_negatives |= {
         k for e, _, k in mine if _reached(e, renumber, state, chosen, taken, resynced)
     }
@@ -189,17 +190,26 @@ def _reached(
     return False
 
 
+@dataclass(frozen=True)
+class _Seen:
+    """What one run printed, by the run's own event numbers."""
+
+    taken: set[int]  # `v`: some state took the event
+    resynced: set[int]  # `y`: some state picked the trace up after the skipped event
+    shown: set[int]  # `p`: some state at the event's position showed its pre-state
+    capped: bool  # the run stopped at its state bound
+
+
 def _read_trace(
     out: Followed,
     tr: _Trace,
     k: int,
     renumber: dict[int, int],
-    taken: set[int],
-    resynced: set[int],
-    reached_local: set[int],
-    capped: bool,
+    seen: _Seen,
+    quiet: list[bool],
     bounds: Bounds,
 ) -> None:
+    taken, resynced, capped = seen.taken, seen.resynced, seen.capped
     for p, e in enumerate(tr.events):
         j = renumber[e]
         reached = p == 0 or renumber[tr.events[p - 1]] in taken | resynced
@@ -227,16 +237,31 @@ def _read_trace(
             _undecided(out, tr.events[p:], why)
             tr.done = True
             return
-        out.events[e] = EventResult("fail")
+        if j in seen.shown or quiet[e - 1]:
+            out.events[e] = EventResult("fail")
+        else:
+            # The trace does not say what happened since its previous event: a pre-state the
+            # spec does not reach within the gap's bound decides nothing about the action.
+            out.events[e] = EventResult("undecided", _unbridged(p, bounds))
         tr.skip.add(e)
         tr.fresh.add(e)
         return
     tr.done = True
 
 
+def _unbridged(position: int, bounds: Bounds) -> str:
+    since = "Init" if position == 0 else "the states where it took the previous event"
+    return (
+        f"no state the spec reaches from {since} within {bounds.free} steps shows this "
+        "event's pre-state, and the trace does not say what happened in between"
+    )
+
+
 def _left_reason(out: Followed, before: int, bounds: Bounds) -> str:
     result = out.events.get(before)
-    what = "could not be evaluated" if result and result.verdict == "error" else "failed"
+    what = {"error": "could not be evaluated", "undecided": "was not reached"}.get(
+        result.verdict if result else "", "failed"
+    )
     return (
         f"the spec left the trace: event {before} {what} and no state the spec reaches from the "
         f"states at its position within {bounds.free + bounds.resync} steps shows its post-state"
