@@ -25,16 +25,16 @@ def interleave(sequences: list[list[Window]]) -> list[Window]:
         if not ready:
             return out
 
-        def rank(k: int) -> tuple[int, int, int]:
-            pre = sequences[k][heads[k]]["pre_state"]
-            near = _distance(current, pre) if current is not None else _progress(pre)
-            return (near, _progress(pre), k)
-
-        chosen = min(ready, key=rank)
+        chosen = min(ready, key=lambda k: _rank(current, sequences[k][heads[k]]["pre_state"], k))
         window = sequences[chosen][heads[chosen]]
         heads[chosen] += 1
         out.append(window)
         current = window["post_state"]
+
+
+def _rank(current: dict[str, Any] | None, pre: dict[str, Any], k: int) -> tuple[int, int, int]:
+    near = _distance(current, pre) if current is not None else _progress(pre)
+    return (near, _progress(pre), k)
 
 
 def _distance(a: dict[str, Any], b: dict[str, Any]) -> int:
