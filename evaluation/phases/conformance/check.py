@@ -14,6 +14,7 @@ Score (docs/BENCHMARK_RULES.md §1): the mean over target actions with at least 
 
 from __future__ import annotations
 
+import json
 import secrets
 import time
 
@@ -120,8 +121,8 @@ def _check(
     ]
     valid = [not r for r in reasons]
     cases = build_cases(windows, valid)
-    attached = _attached(cases, _negatives(cases, vocab, set(views)))
-    # Only negatives with a position in some trace are checked (neg-step has none).
+    attached = _attached(windows, cases, _negatives(cases, vocab, set(views)))
+    # Only negatives with a position in some trace are checked.
     negatives = list({id(c): c for _, c in attached}.values())
     variables = spec_variables(spec_text)
     declared = set(spec_constants(spec_text))
@@ -162,7 +163,9 @@ def _check(
     )
     bounds = follow_bounds(contract)
     try:
-        order, followed = follow(plan, spec, traces, windows, attached, actions, bounds, budget)
+        order, followed = follow(
+            plan, spec, traces, windows, attached, actions, bounds, budget, contract.folded_steps
+        )
     except SetupError as exc:
         assumed = assumptions.explain(
             exc.messages, spec, dict(contract.constants), dict(adapter.constants)
@@ -228,19 +231,36 @@ def follow_bounds(contract: Contract) -> Bounds:
     )
 
 
-def _attached(cases: list[Case], negatives: list[Case]) -> list[tuple[int, Case]]:
-    """(window index, negative): each negative at every window of the real case it varies (the
-    same action, actor, input and pre-state), so it is checked from the states at their
-    positions. A negative with another pre-state (neg-step) has no position: it is not run."""
-    by_pre: dict[str, list[int]] = {}
+def _attached(
+    windows: list[Window], cases: list[Case], negatives: list[Case]
+) -> list[tuple[int, Case]]:
+    """(window index, negative): each negative at the windows whose pre-state is its own, so it
+    is checked from the states the spec reaches at their positions: a negative varying a real
+    case (fair, neg-post) at every window of that case; a neg-step one (another action or
+    actor from a state the corpus shows) at the first ATTACH_STEP windows showing its
+    pre-state, whatever their action."""
+    by_case: dict[str, list[int]] = {}
     for case in cases:
         key = case_key(case.action, case.actor, case.input, case.pre, {})
-        by_pre.setdefault(key, []).extend(case.windows)
+        by_case.setdefault(key, []).extend(case.windows)
+    by_pre: dict[str, list[int]] = {}
+    for case in cases:
+        by_pre.setdefault(_canon(case.pre), []).extend(case.windows)
     out = []
     for neg in negatives:
         key = case_key(neg.action, neg.actor, neg.input, neg.pre, {})
-        out.extend((w, neg) for w in by_pre.get(key, []))
+        if key in by_case:
+            out.extend((w, neg) for w in by_case[key])
+        else:
+            out.extend((w, neg) for w in sorted(by_pre.get(_canon(neg.pre), []))[:ATTACH_STEP])
     return out
+
+
+ATTACH_STEP = 8
+
+
+def _canon(state: State) -> str:
+    return json.dumps(state, sort_keys=True)
 
 
 def _negative_results(

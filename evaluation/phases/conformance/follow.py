@@ -22,6 +22,7 @@ negatives count as not evaluated.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -82,12 +83,14 @@ def follow(
     actions: list[str],
     bounds: Bounds,
     budget: Budget,
+    folded: Collection[str] = (),
 ) -> tuple[list[int], Followed]:
     """`negatives`: (window index, negative case). Returns the window index of each global
     event number (1-based, index + 1 into the list) and what the runs decided."""
     order = [ev.window for tr in traces for ev in tr.events]
     number = {w: e for e, w in enumerate(order, 1)}
     quiet = [ev.quiet for tr in traces for ev in tr.events]
+    lax = [not q and windows[w]["action"] in folded for w, q in zip(order, quiet, strict=True)]
     state = []
     start = 1
     for tr in traces:
@@ -106,7 +109,19 @@ def follow(
                 _give_up(out, state[k], f"not evaluated: more than {runner.MAX_RUNS} TLC runs")
             continue
         again = _one_run(
-            plan, spec, state, chosen, order, windows, quiet, negs, actions, bounds, budget, out
+            plan,
+            spec,
+            state,
+            chosen,
+            order,
+            windows,
+            quiet,
+            lax,
+            negs,
+            actions,
+            bounds,
+            budget,
+            out,
         )
         queue.extend(again)
     return order, out
@@ -120,6 +135,7 @@ def _one_run(
     order: list[int],
     windows: list[Window],
     quiet: list[bool],
+    lax: list[bool],
     negs: list[tuple[int, Case]],
     actions: list[str],
     bounds: Bounds,
@@ -137,6 +153,7 @@ def _one_run(
         skip=[any(e in state[k].skip for k in chosen) for e in local],
         fresh=[any(e in state[k].fresh for k in chosen) for e in local],
         negatives=[(e, c) for e, c, _ in mine],
+        lax=[lax[e - 1] for e in local],
     )
     module = build(plan, follow_run, actions, bounds)
     run = run_module(plan, spec, module, budget)

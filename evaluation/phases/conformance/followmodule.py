@@ -17,8 +17,9 @@ next event in it, `_g` the steps taken since the last event.
 - Resync(e), for an event an earlier run found the spec cannot take: the state shows the
   event's post-state, reached from the states at its position by the gap's steps (the gap
   before a skipped event is free and `resync` steps longer). It prints `y`.
-- Neg(e): for each negative attached to event e, the same action from a state showing the
-  event's pre-state to the negative's post-state prints `n` and then is FALSE (adds no state).
+- Neg(e): for each negative attached to event e (its pre-state is the event's), the negative's
+  action (with its actor and message) from a state showing the event's pre-state to the
+  negative's post-state prints `n` and then is FALSE (adds no state).
 - Show(e): at a skipped event whose failure is new, each state showing the pre-state is
   printed (`f`) for the diagnosis, and adds no state.
 """
@@ -52,6 +53,9 @@ class FollowRun:
     quiet: list[bool]
     skip: list[bool]
     fresh: list[bool]  # a skipped event whose failure this run is the first to show
+    # an event whose action the contract says folds an unlogged step before its pre-state
+    # (`folded_steps`), after a free gap: it may start from any state at its position
+    lax: list[bool] = field(default_factory=list)
     negatives: list[tuple[int, Case]] = field(default_factory=list)  # (event, negative case)
 
 
@@ -115,6 +119,7 @@ def _tables(plan: gen.Plan, run: FollowRun, actions: list[str], bounds: Bounds) 
         f"{n(plan, 'Q')} == " + tup([gen._constraints(plan, w["post_state"], set()) for w in ws]),
         f"{n(plan, 'K')} == " + tup(kept),
         f"{n(plan, 'Quiet')} == {flag(run.quiet)}",
+        f"{n(plan, 'Lax')} == {flag(run.lax or [False] * count)}",
         f"{n(plan, 'Skip')} == {flag(run.skip)}",
         f"{n(plan, 'Fresh')} == {flag(run.fresh)}",
         f"{n(plan, 'Bound')} == <<{', '.join(str(bound(e)) for e in range(1, count + 1))}>>",
@@ -123,6 +128,15 @@ def _tables(plan: gen.Plan, run: FollowRun, actions: list[str], bounds: Bounds) 
         + tup(["{" + ", ".join(map(str, neg_at.get(e, []))) + "}" for e in range(1, count + 1)]),
         f"{n(plan, 'NQ')} == "
         + tup([gen._constraints(plan, c.post, set()) for _, c in run.negatives] or ["<<>>"]),
+        f"{n(plan, 'NA')} == "
+        + tup([str(actions.index(c.action) + 1) for _, c in run.negatives] or ["0"]),
+        f"{n(plan, 'NActor')} == "
+        + tup(
+            [gen.adapter_expr(plan, plan.adapter.actor_expr(c.actor)) for _, c in run.negatives]
+            or ["0"]
+        ),
+        f"{n(plan, 'NMsg')} == "
+        + tup([to_tla(c.input) if c.input is not None else "0" for _, c in run.negatives] or ["0"]),
     ]
 
 
@@ -173,11 +187,23 @@ def _operators(plan: gen.Plan, run: FollowRun, actions: list[str]) -> list[str]:
     arms = " [] ".join(
         f"{n(plan, 'A')}[{e}] = {a} -> {n(plan, 'Do')}{a}({e})" for a in range(1, len(actions) + 1)
     )
+    # A negative's own action, actor and message (a neg-step one is not the event's action).
+    neg_bound = {"actor": f"{n(plan, 'NActor')}[{k}]", "msg": f"{n(plan, 'NMsg')}[{k}]"}
+    lines += [
+        f"{n(plan, 'NDo')}{a}({k}) == "
+        f"{gen.adapter_expr(plan, plan.adapter.actions[action], neg_bound)}"
+        for a, action in enumerate(actions, start=1)
+    ]
+    neg_arms = " [] ".join(
+        f"{n(plan, 'NA')}[{k}] = {a} -> {n(plan, 'NDo')}{a}({k})"
+        for a in range(1, len(actions) + 1)
+    )
     t, i, g = n(plan, "tr"), n(plan, "pos"), n(plan, "gap")
     spec_vars = ", ".join(plan.spec_variables)
     first, last = n(plan, "First"), n(plan, "Last")
     lines += [
         f"{n(plan, 'Do')}({e}) == CASE {arms}",
+        f"{n(plan, 'NDo')}({k}) == CASE {neg_arms}",
         f"{n(plan, 'Pre')}({e}) == {_holds(plan, n(plan, 'P'), e, False)}",
         f"{n(plan, 'Post')}({e}) == {_holds(plan, n(plan, 'Q'), e, True)}",
         f"{n(plan, 'Shows')}({e}) == {_holds(plan, n(plan, 'Q'), e, False)}",
@@ -188,11 +214,10 @@ def _operators(plan: gen.Plan, run: FollowRun, actions: list[str]) -> list[str]:
         f" ELSE IF {first}[{t}] + {i} - 1 <= {last}[{t}] THEN {{{first}[{t}] + {i} - 1}} ELSE {{}}",
         f"{n(plan, 'Moved')}({e}) == {t}' = {n(plan, 'Tr')}[{e}]"
         f" /\\ {i}' = {n(plan, 'Pos')}[{e}] + 1 /\\ {g}' = 0",
-        # In a quiet gap the event starts from a state showing its pre-state; after a free gap
-        # from any state at its position (see docs/ARCHITECTURE.md: the system's own unlogged
-        # step may sit between the gap and the logged pre-state, which a spec may fold into
-        # the action).
-        f"{n(plan, 'From')}({e}) == {n(plan, 'Pre')}({e}) \\/ ~{n(plan, 'Quiet')}[{e}]",
+        # An event starts from a state showing its pre-state; after a free gap, an action the
+        # contract says folds an unlogged step of the system (`folded_steps`) from any state
+        # at its position.
+        f"{n(plan, 'From')}({e}) == {n(plan, 'Pre')}({e}) \\/ {n(plan, 'Lax')}[{e}]",
         f"{n(plan, 'Take')}({e}) ==",
         f"  /\\ ~{n(plan, 'Skip')}[{e}]",
         f"  /\\ {n(plan, 'From')}({e})",
@@ -212,7 +237,7 @@ def _operators(plan: gen.Plan, run: FollowRun, actions: list[str]) -> list[str]:
         # them from there; from another state it might have.
         f"  /\\ {n(plan, 'Pre')}({e})",
         f"  /\\ \\E {k} \\in {n(plan, 'NegAt')}[{e}] :",
-        f"       /\\ {n(plan, 'Do')}({e})",
+        f"       /\\ {n(plan, 'NDo')}({k})",
         f"       /\\ {n(plan, 'NPost')}({k})",
         f'       /\\ PrintT(<<"{plan.nonce}n", {k}>>)',
         "       /\\ FALSE",
