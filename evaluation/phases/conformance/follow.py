@@ -38,6 +38,7 @@ from evaluation.results import WindowVerdict
 from evaluation.tla.codes import EC
 from evaluation.tla.parsed import ParsedSpec
 from evaluation.tla.sandbox.limits import ToolRun
+from evaluation.tla.sandbox.precheck import uses_tlcset
 from evaluation.windows.window import Window
 
 _DISTINCT = re.compile(r"(\d+) distinct states found")
@@ -155,8 +156,11 @@ def _one_run(
         negatives=[(e, c) for e, c, _ in mine],
         lax=[lax[e - 1] for e in local],
     )
-    module = build(plan, follow_run, actions, bounds)
-    run = run_module(plan, spec, module, budget)
+    # The registers only where nothing a submitter wrote (the adapter's expressions, refused
+    # already when they name TLCSet) brings TLCSet into the module.
+    trusted = not uses_tlcset(build(plan, follow_run, actions, bounds, registers=False))
+    module = build(plan, follow_run, actions, bounds, registers=trusted)
+    run = run_module(plan, spec, module, budget, trusted=trusted)
     if run.status != "ok":
         return _failed_run(plan, run, state, chosen, local, out)
     if run.truncated:

@@ -34,6 +34,10 @@ from evaluation.phases.conformance.traces import agree
 from evaluation.tla.values import to_tla
 from evaluation.windows.window import State, Window
 
+PRINTED, SHOWN = 1, 2  # TLC register numbers
+SHOWN_STATES = 200  # frontier states printed per run, for the diagnosis
+TAGS = {"v": 1, "y": 2, "p": 3}
+
 
 @dataclass
 class Bounds:
@@ -59,7 +63,11 @@ class FollowRun:
     negatives: list[tuple[int, Case]] = field(default_factory=list)  # (event, negative case)
 
 
-def build(plan: gen.Plan, run: FollowRun, actions: list[str], bounds: Bounds) -> str:
+def build(
+    plan: gen.Plan, run: FollowRun, actions: list[str], bounds: Bounds, registers: bool = True
+) -> str:
+    """The module; `registers` False: without TLC's registers (every tag printed each time
+    and every frontier state), for a module that cannot be trusted with `TLCSet`."""
     t, i, g = (gen.n(plan, x) for x in ("tr", "pos", "gap"))
     lines = [
         f"---- MODULE {gen.module_name(plan)} ----",
@@ -68,8 +76,11 @@ def build(plan: gen.Plan, run: FollowRun, actions: list[str], bounds: Bounds) ->
         *gen.prelude(plan),
         *gen._projection(plan),
         *_tables(plan, run, actions, bounds),
-        *_operators(plan, run, actions),
+        *_operators(plan, run, actions, registers),
         f"{gen.n(plan, 'Init')} == {plan.init} /\\ {t} = 0 /\\ {i} = 1 /\\ {g} = 0",
+        # TLC's registers (one worker): the tags already printed, and the frontier states
+        # printed, so that the output grows with the events, not with the states.
+        *([f"  /\\ TLCSet({PRINTED}, {{}}) /\\ TLCSet({SHOWN}, 0)"] if registers else []),
         *_next(plan, bounds),
         "====",
     ]
@@ -176,7 +187,7 @@ def _holds(plan: gen.Plan, table: str, e: str, primed: bool) -> str:
     return f"LET {cs} == {table}[{e}] IN \\A {x} \\in DOMAIN {cs} : {sat}({value}, {cs}[{x}])"
 
 
-def _operators(plan: gen.Plan, run: FollowRun, actions: list[str]) -> list[str]:
+def _operators(plan: gen.Plan, run: FollowRun, actions: list[str], registers: bool) -> list[str]:
     n = gen.n
     e, k = n(plan, "e"), n(plan, "k")
     bound = {"actor": f"{n(plan, 'Actor')}[{e}]", "msg": f"{n(plan, 'Msg')}[{e}]"}
@@ -201,7 +212,25 @@ def _operators(plan: gen.Plan, run: FollowRun, actions: list[str]) -> list[str]:
     t, i, g = n(plan, "tr"), n(plan, "pos"), n(plan, "gap")
     spec_vars = ", ".join(plan.spec_variables)
     first, last = n(plan, "First"), n(plan, "Last")
+    c, code = n(plan, "c"), n(plan, "code")
+    tags = " [] ".join(f'{c} = {number} -> "{plan.nonce}{tag}"' for tag, number in TAGS.items())
     lines += [
+        # Print a tag once per run (the tags printed are kept as numbers: no nonce in them).
+        *(
+            [
+                f"{n(plan, 'Once')}({c}, {e}) == LET {code} == {len(TAGS) + 1} * {e} + {c} IN",
+                f"  IF {code} \\in TLCGet({PRINTED}) THEN TRUE",
+                f"  ELSE TLCSet({PRINTED}, TLCGet({PRINTED}) \\cup {{{code}}})",
+                f"       /\\ PrintT(<<CASE {tags}, {e}>>)",
+                f"{n(plan, 'More')} == TLCGet({SHOWN}) < {SHOWN_STATES} "
+                f"/\\ TLCSet({SHOWN}, TLCGet({SHOWN}) + 1)",
+            ]
+            if registers
+            else [
+                f"{n(plan, 'Once')}({c}, {e}) == PrintT(<<CASE {tags}, {e}>>)",
+                f"{n(plan, 'More')} == TRUE",
+            ]
+        ),
         f"{n(plan, 'Do')}({e}) == CASE {arms}",
         f"{n(plan, 'NDo')}({k}) == CASE {neg_arms}",
         f"{n(plan, 'Pre')}({e}) == {_holds(plan, n(plan, 'P'), e, False)}",
@@ -224,13 +253,13 @@ def _operators(plan: gen.Plan, run: FollowRun, actions: list[str]) -> list[str]:
         f"  /\\ {n(plan, 'Do')}({e})",
         f"  /\\ {n(plan, 'Post')}({e})",
         f"  /\\ {n(plan, 'Moved')}({e})",
-        f'  /\\ PrintT(<<"{plan.nonce}v", {e}>>)',
+        f"  /\\ {n(plan, 'Once')}({TAGS['v']}, {e})",
         f"{n(plan, 'Resync')}({e}) ==",
         f"  /\\ {n(plan, 'Skip')}[{e}]",
         f"  /\\ {n(plan, 'Shows')}({e})",
         f"  /\\ UNCHANGED <<{spec_vars}>>",
         f"  /\\ {n(plan, 'Moved')}({e})",
-        f'  /\\ PrintT(<<"{plan.nonce}y", {e}>>)',
+        f"  /\\ {n(plan, 'Once')}({TAGS['y']}, {e})",
         f"{n(plan, 'Neg')}({e}) ==",
         f"  /\\ {n(plan, 'NegAt')}[{e}] # {{}}",
         # Negatives only from states showing the window's pre-state: the system never made
@@ -245,8 +274,9 @@ def _operators(plan: gen.Plan, run: FollowRun, actions: list[str]) -> list[str]:
         # event whose failure is new, the state itself for the diagnosis (`f`).
         f"{n(plan, 'Show')}({e}) ==",
         f"  /\\ {n(plan, 'Pre')}({e})",
-        f'  /\\ PrintT(<<"{plan.nonce}p", {e}>>)',
+        f"  /\\ {n(plan, 'Once')}({TAGS['p']}, {e})",
         f"  /\\ {n(plan, 'Fresh')}[{e}]",
+        f"  /\\ {n(plan, 'More')}",
         f'  /\\ PrintT(<<"{plan.nonce}f", {e}, <<{spec_vars}>>>>)',
         "  /\\ FALSE",
     ]

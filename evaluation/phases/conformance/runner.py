@@ -89,8 +89,12 @@ class Budget:
         return self.deadline - time.monotonic()
 
 
-def run_module(plan: gen.Plan, spec: ParsedSpec, module: str, budget: Budget) -> ToolRun:
-    """`module` beside the spec, in one TLC run (`spec` spares the sandbox a parse of its text)."""
+def run_module(
+    plan: gen.Plan, spec: ParsedSpec, module: str, budget: Budget, trusted: bool = False
+) -> ToolRun:
+    """`module` beside the spec, in one TLC run (`spec` spares the sandbox a parse of its text).
+    `trusted`: the generated module may use TLC's registers (`TLCSet`): the caller checked that
+    nothing a submitter wrote in it does (follow.py)."""
     budget.runs += 1
     if budget.remaining() <= 1:
         safety_net_reached("conformance", budget.wall_seconds, "no time left for its next TLC run")
@@ -102,10 +106,8 @@ def run_module(plan: gen.Plan, spec: ParsedSpec, module: str, budget: Budget) ->
         scratch_mb=budget.scratch_mb,
         output_head_bytes=READ_OUTPUT_BYTES,
     )
-    modules = {
-        plan.spec_module: spec.text,
-        **spec_first(gen.module_name(plan), plan.spec_module, module),
-    }
+    generated = spec_first(gen.module_name(plan), plan.spec_module, module)
+    modules = {plan.spec_module: spec.text, **generated}
     run = run_tlc(
         modules,
         gen.module_name(plan),
@@ -114,6 +116,7 @@ def run_module(plan: gen.Plan, spec: ParsedSpec, module: str, budget: Budget) ->
         limits,
         seed=budget.seed,
         spec=spec,
+        trusted=tuple(generated) if trusted else (),
     )
     raise_if_timed_out("conformance", run, budget.wall_seconds)
     return run
