@@ -246,7 +246,7 @@ def _attached(
     by_pre: dict[str, list[int]] = {}
     for case in cases:
         by_pre.setdefault(_canon(case.pre), []).extend(case.windows)
-    out = []
+    out: list[tuple[int, Case]] = []
     for neg in negatives:
         key = case_key(neg.action, neg.actor, neg.input, neg.pre, {})
         if key in by_case:

@@ -4,6 +4,8 @@ left the trace for good."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from evaluation.details import BlockingConjunct, TraceFollowed
 from evaluation.phases.conformance.follow import Followed
 from evaluation.phases.conformance.traces import Trace
@@ -58,7 +60,7 @@ def trace_rows(
     return rows
 
 
-def _prefix(verdicts: list[str]) -> int:
+def _prefix(verdicts: Sequence[str]) -> int:
     """Events taken before the first that was not."""
     for i, verdict in enumerate(verdicts):
         if verdict != "pass":
