@@ -49,7 +49,8 @@ def summary(report) -> dict:
         if o.status == "error" or "error" in o.details:
             row["error"] = str(o.details.get("error") or o.details.get("reason"))[:400]
         phases[name] = row
-    return {"overall": round(report.overall, 4), "phases": phases}
+    overall = None if report.overall is None else round(report.overall, 4)
+    return {"overall": overall, "phases": phases}
 
 
 def main() -> None:
