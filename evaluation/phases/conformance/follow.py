@@ -322,6 +322,12 @@ def _failed_run(
         if 1 <= t <= len(chosen) and 1 <= i <= len(state[chosen[t - 1]].events):
             tr = state[chosen[t - 1]]
             e = tr.events[i - 1]
+            if e in tr.skip:
+                # The error is on the way past an event already skipped: the trace ends here.
+                out.left[chosen[t - 1]] = (e, f"TLC could not evaluate the spec there: {reason}")
+                _undecided(out, tr.events[i:], f"the spec left the trace: {reason}")
+                tr.done = True
+                return [chosen]
             out.events[e] = EventResult("error", reason)
             tr.skip.add(e)
             return [chosen]
