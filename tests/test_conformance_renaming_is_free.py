@@ -32,9 +32,9 @@ TASKS = [
 PREFIX = "zz"
 DEFINITION = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(\([^)]*\))?\s*==", re.MULTILINE)
 # A string literal, a subscript (`WF_vars`, `]_vars`), or an identifier not read as a record
-# field (`.f`, `f |->`, `!.f`).
+# field (`.f`, `f |->`, `!.f`; `1..N` is a range, not a field).
 TOKEN = re.compile(
-    r'"(?:[^"\\]|\\.)*"|(?<![.\w])(?:(WF_|SF_|(?<=\])_)(\w+)'
+    r'"(?:[^"\\]|\\.)*"|(?<!\w)(?<!(?<!\.)\.)(?:(WF_|SF_|(?<=\])_)(\w+)'
     r"|([A-Za-z_][A-Za-z0-9_]*)(?!\s*\|->))"
 )
 
