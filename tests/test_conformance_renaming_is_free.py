@@ -32,10 +32,10 @@ TASKS = [
 PREFIX = "zz"
 DEFINITION = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(\([^)]*\))?\s*==", re.MULTILINE)
 # A string literal, a subscript (`WF_vars`, `]_vars`), or an identifier not read as a record
-# field (`.f`, `f |->`, `!.f`; `1..N` is a range, not a field).
+# field (`.f`, `!.f`; `1..N` is a range, not a field; `[f |-> ...]` is told apart below).
 TOKEN = re.compile(
     r'"(?:[^"\\]|\\.)*"|(?<!\w)(?<!(?<!\.)\.)(?:(WF_|SF_|(?<=\])_)(\w+)'
-    r"|([A-Za-z_][A-Za-z0-9_]*)(?!\s*\|->))"
+    r"|([A-Za-z_][A-Za-z0-9_]*))"
 )
 
 
@@ -43,12 +43,21 @@ def renamed_names(spec: str) -> set[str]:
     return set(spec_variables(spec)) | {m.group(1) for m in DEFINITION.finditer(spec)}
 
 
+def _field(text: str, m: re.Match) -> bool:
+    """`[f |-> ...]` or `, f |-> ...`: a record's field name (not `[x \\in S |-> ...]`)."""
+    after = text[m.end() :].lstrip()
+    before = text[: m.start()].rstrip()
+    return after.startswith("|->") and before.endswith(("[", ","))
+
+
 def rename(text: str, names: set[str]) -> str:
     def one(m: re.Match) -> str:
         if m.group(2):
             return m.group(1) + (PREFIX + m.group(2) if m.group(2) in names else m.group(2))
         word = m.group(3)
-        return PREFIX + word if word in names else m.group(0)  # strings: group 3 is None
+        if word is None or word not in names or _field(text, m):
+            return m.group(0)  # a string, a name of the spec's we keep, or a record field
+        return PREFIX + word
 
     return TOKEN.sub(one, text)
 
