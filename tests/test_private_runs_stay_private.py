@@ -233,6 +233,9 @@ def test_every_url_of_the_site_is_covered_here():
         # a run's bundle is among the secret URLs above.
         "release_list", "release_list_json", "release_detail", "release_diff",
         "release_diff_json", "release_dataset", "run_bundle",
+        # A retired release's held-out traces: no run in them, and a 404 until the release is
+        # retired (tests/test_retired_releases_publish_their_heldout_traces.py).
+        "release_heldout",
         "password_change_done", "my_runs", "token_create", "token_revoke",
         # Issue 35 (tests/test_badge_feed_and_dataset_for_other_sites.py): a badge is a 404 for
         # a model the visitor may not see; the feed and the dataset read only the board's runs;
