@@ -346,6 +346,7 @@ class TraceFollowed(TypedDict):
 class FollowBounds(TypedDict):
     quiet_gap_steps: int
     free_gap_steps: int
+    max_gap_steps: int
     resync_steps: int
     max_states_per_run: int
     largest_run_states: int

@@ -269,6 +269,7 @@ def work_bounds(contract: Contract) -> dict[str, Any]:
                 for key in (
                     "gap_steps",
                     "free_gap_steps",
+                    "max_gap_steps",
                     "resync_steps",
                     "max_states",
                     "seed",

@@ -57,6 +57,9 @@ class ConformanceBudget:
     # ... where it saw a change no logged target event explains (events of other actions, or
     # left out of a windows-only corpus), and before a trace's first event ...
     free_gap_steps: int = 6
+    # A free gap in which the trace logged k events no window was cut from (their `seq` numbers
+    # say so) is k steps longer: each is a step of the system. At most this many steps in all.
+    max_gap_steps: int = 32
     # ... and after an event the spec cannot take, to pick the trace up again.
     resync_steps: int = 4
     max_states: int = 200000  # distinct states of one following run (TLCGet("distinct"))

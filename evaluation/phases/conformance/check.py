@@ -195,6 +195,7 @@ def _check(
         "follow_bounds": {
             "quiet_gap_steps": bounds.quiet,
             "free_gap_steps": bounds.free,
+            "max_gap_steps": bounds.most,
             "resync_steps": bounds.resync,
             "max_states_per_run": bounds.states,
             "largest_run_states": followed.distinct,
@@ -226,6 +227,7 @@ def follow_bounds(contract: Contract) -> Bounds:
     return Bounds(
         quiet=int(contract.budget("conformance", "gap_steps")),
         free=int(contract.budget("conformance", "free_gap_steps")),
+        most=int(contract.budget("conformance", "max_gap_steps")),
         resync=int(contract.budget("conformance", "resync_steps")),
         states=int(contract.budget("conformance", "max_states")),
     )

@@ -91,6 +91,7 @@ def follow(
     order = [ev.window for tr in traces for ev in tr.events]
     number = {w: e for e, w in enumerate(order, 1)}
     quiet = [ev.quiet for tr in traces for ev in tr.events]
+    logged = [ev.logged for tr in traces for ev in tr.events]
     lax = [not q and windows[w]["action"] in folded for w, q in zip(order, quiet, strict=True)]
     state = []
     start = 1
@@ -118,6 +119,7 @@ def follow(
             windows,
             quiet,
             lax,
+            logged,
             negs,
             actions,
             bounds,
@@ -137,6 +139,7 @@ def _one_run(
     windows: list[Window],
     quiet: list[bool],
     lax: list[bool],
+    logged: list[int],
     negs: list[tuple[int, Case]],
     actions: list[str],
     bounds: Bounds,
@@ -155,6 +158,7 @@ def _one_run(
         fresh=[any(e in state[k].fresh for k in chosen) for e in local],
         negatives=[(e, c) for e, c, _ in mine],
         lax=[lax[e - 1] for e in local],
+        logged=[logged[e - 1] for e in local],
     )
     # The registers only where nothing a submitter wrote (the adapter's expressions, refused
     # already when they name TLCSet) brings TLCSet into the module.

@@ -10,10 +10,13 @@ next event in it, `_g` the steps taken since the last event.
 - Take(e): event e (trace `_t`, position `_i`) as one step of its mapped action, with the actor
   and message bound: the projection shows the event's pre-state before and its post-state after;
   the nonce-tagged `v` print is the last conjunct, so it prints only for a real successor.
-- Gap: one step of the spec's Next, at most `Bound(e)` of them before event e. In a quiet gap
-  (the trace observed no change) each step leaves the viewed projection as it was: a step the
-  trace could not see. In a free gap any step is allowed; the event's own pre-state check
-  decides where the gap may end.
+- Gap: one step of the spec's Next, at most `Bound(e)` of them before event e. Every gap step
+  keeps each slot (variable, or key of a function) that the previous event's post-state and
+  this event's pre-state both give with the same value: what the trace observed unchanged. In
+  a quiet gap (the trace observed no change) that is every slot both give, viewed variables
+  included: a step the trace could not see. A slot a window leaves out (e.g. the phase of a
+  thread the log does not know yet) is not observed there and may change. In a free gap the
+  event's own pre-state check decides where the gap may end.
 - Resync(e), for an event an earlier run found the spec cannot take: the state shows the
   event's post-state, reached from the states at its position by the gap's steps (the gap
   before a skipped event is free and `resync` steps longer). It prints `y`.
@@ -43,6 +46,7 @@ TAGS = {"v": 1, "y": 2, "p": 3}
 class Bounds:
     quiet: int  # steps in a quiet gap
     free: int  # steps in a free gap
+    most: int  # steps in a free gap lengthened by the events the trace logged in it
     resync: int  # further steps after an event the spec cannot take
     states: int  # distinct states of one run
 
@@ -61,6 +65,8 @@ class FollowRun:
     # (`folded_steps`), after a free gap: it may start from any state at its position
     lax: list[bool] = field(default_factory=list)
     negatives: list[tuple[int, Case]] = field(default_factory=list)  # (event, negative case)
+    # per event, the events the trace logged between it and the previous one (no window)
+    logged: list[int] = field(default_factory=list)
 
 
 def build(
@@ -98,9 +104,11 @@ def _tables(plan: gen.Plan, run: FollowRun, actions: list[str], bounds: Bounds) 
         neg_at.setdefault(e, []).append(k)
 
     def bound(e: int) -> int:
+        extra = run.logged[e - 1] if run.logged else 0
+        free = min(bounds.free + extra, max(bounds.most, bounds.free))
         if run.skip[e - 1]:
-            return bounds.free + bounds.resync
-        return bounds.quiet if run.quiet[e - 1] else bounds.free
+            return free + bounds.resync
+        return bounds.quiet if run.quiet[e - 1] else free
 
     def flag(values: list[bool]) -> str:
         return tup([str(v).upper() for v in values])
@@ -129,6 +137,14 @@ def _tables(plan: gen.Plan, run: FollowRun, actions: list[str], bounds: Bounds) 
         f"{n(plan, 'P')} == " + tup([gen._constraints(plan, w["pre_state"], set()) for w in ws]),
         f"{n(plan, 'Q')} == " + tup([gen._constraints(plan, w["post_state"], set()) for w in ws]),
         f"{n(plan, 'K')} == " + tup(kept),
+        # A quiet gap's viewed variables the trace shows on both sides (whole, through the view).
+        f"{n(plan, 'QV')} == "
+        + tup(
+            [
+                "{" + ", ".join(quiet_views(plan, ws, previous, run, e)) + "}"
+                for e in range(1, count + 1)
+            ]
+        ),
         f"{n(plan, 'Quiet')} == {flag(run.quiet)}",
         f"{n(plan, 'Lax')} == {flag(run.lax or [False] * count)}",
         f"{n(plan, 'Skip')} == {flag(run.skip)}",
@@ -149,6 +165,17 @@ def _tables(plan: gen.Plan, run: FollowRun, actions: list[str], bounds: Bounds) 
         f"{n(plan, 'NMsg')} == "
         + tup([to_tla(c.input) if c.input is not None else "0" for _, c in run.negatives] or ["0"]),
     ]
+
+
+def quiet_views(
+    plan: gen.Plan, ws: list[Window], previous: dict[int, int], run: FollowRun, e: int
+) -> list[str]:
+    """The observed indices of the viewed variables both sides of a quiet gap give (kept_slots
+    leaves views out; in a quiet gap the trace shows them unchanged through the view)."""
+    if e not in previous or not run.quiet[e - 1] or run.skip[e - 1]:
+        return []
+    given = set(ws[previous[e] - 1]["post_state"]) & set(ws[e - 1]["pre_state"])
+    return [str(plan.observed.index(v) + 1) for v in sorted(given & set(plan.views))]
 
 
 def kept_slots(plan: gen.Plan, before: Window, event: Window, skipped: bool) -> State:
@@ -285,9 +312,8 @@ def _operators(plan: gen.Plan, run: FollowRun, actions: list[str], registers: bo
 
 def _next(plan: gen.Plan, bounds: Bounds) -> list[str]:
     n = gen.n
-    t, i, g, e = n(plan, "tr"), n(plan, "pos"), n(plan, "gap"), n(plan, "e")
+    t, i, g, e, j = (n(plan, x) for x in ("tr", "pos", "gap", "e", "j"))
     quiet = f"{n(plan, 'Quiet')}[{e}] /\\ ~{n(plan, 'Skip')}[{e}]"
-    free = f"~({quiet})"
     return [
         f"{n(plan, 'Gap')} ==",
         f"  /\\ {n(plan, 'Cur')} # {{}}",
@@ -296,8 +322,8 @@ def _next(plan: gen.Plan, bounds: Bounds) -> list[str]:
         f"  /\\ {plan.next}",
         # A quiet gap: only steps the trace could not see.
         f"  /\\ \\A {e} \\in {n(plan, 'Cur')} : ({quiet}) => "
-        f"{n(plan, 'WProj')}' = {n(plan, 'WProj')}",
-        f"  /\\ \\A {e} \\in {n(plan, 'Cur')} : ({free}) => {n(plan, 'Keeps')}({e})",
+        f"\\A {j} \\in {n(plan, 'QV')}[{e}] : {n(plan, 'W')}({j})' = {n(plan, 'W')}({j})",
+        f"  /\\ \\A {e} \\in {n(plan, 'Cur')} : {n(plan, 'Keeps')}({e})",
         f"  /\\ {g}' = {g} + 1 /\\ UNCHANGED <<{t}, {i}>>",
         f"{n(plan, 'Next')} ==",
         f'  /\\ TLCGet("distinct") < {bounds.states}',

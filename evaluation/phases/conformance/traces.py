@@ -22,6 +22,9 @@ from evaluation.windows.window import State, Window
 class Event:
     window: int  # index into the phase's windows
     quiet: bool  # the gap before it leaves the observed projection unchanged
+    # events the trace logged between the previous event and this one that are no window
+    # (their `seq` numbers say how many; 0 where the cutter gives no `seq`)
+    logged: int = 0
 
 
 @dataclass(frozen=True)
@@ -41,7 +44,7 @@ def traces_of(windows: list[Window], valid: list[bool]) -> list[Trace]:
         events = [Event(members[0], quiet=False)]
         for before, index in zip(members, members[1:], strict=False):
             post, pre = windows[before]["post_state"], windows[index]["pre_state"]
-            events.append(Event(index, quiet=agree(post, pre)))
+            events.append(Event(index, agree(post, pre), _between(windows[before], windows[index])))
         out.append(Trace(trace_id, tuple(events)))
     return out
 
@@ -60,3 +63,10 @@ def agree(a: State, b: State) -> bool:
 
 def _differ(x: Any, y: Any) -> bool:
     return bool(x != y or type(x) is not type(y))
+
+
+def _between(before: Window, event: Window) -> int:
+    a, b = before.get("seq"), event.get("seq")
+    if isinstance(a, int) and isinstance(b, int) and b > a:
+        return b - a - 1
+    return 0
