@@ -119,7 +119,7 @@ def _tables(plan: gen.Plan, run: FollowRun, actions: list[str], bounds: Bounds) 
         gen._constraints(
             plan, kept_slots(plan, ws[previous[e] - 1], ws[e - 1], run.skip[e - 1]), set()
         )
-        if e in previous
+        if e in previous and not (run.logged and run.logged[e - 1] and not run.quiet[e - 1])
         else "<<>>"
         for e in range(1, count + 1)
     ]
@@ -181,8 +181,10 @@ def quiet_views(
 def kept_slots(plan: gen.Plan, before: Window, event: Window, skipped: bool) -> State:
     """The slots (variables given whole, or keys of functions) on which the previous event's
     post-state and this event's pre-state (and, for a skipped event, its post-state) agree: a
-    free gap between them keeps each as it was (the trace shows it unchanged across the gap; a
-    change there and back is not followed). Variables compared through a contract view are
+    gap between them keeps each as it was (the trace shows it unchanged across the gap; a
+    change there and back is not followed). Not used for a free gap in which the trace logged
+    events (seq numbers): there a slot equal at both ends may have changed and come back
+    (a message sent and received). Variables compared through a contract view are
     left out (the view may fold a change away)."""
     states = [before["post_state"], event["pre_state"]]
     if skipped:
