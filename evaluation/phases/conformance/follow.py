@@ -14,9 +14,9 @@ event's post-state. Runs repeat until no trace has a new failure, at most runner
 all. A negative is accepted iff some state at the position of an event it is attached to takes
 it (`n`).
 
-Output cut short by the sandbox proves nothing: the traces of such a run are run again one by
-one, and a trace whose own run is cut gets an error on every event (never a pass), and its
-negatives count as not evaluated.
+Output cut short by the sandbox proves nothing: the traces of such a run are run again in
+halves (down to one trace), and a trace whose own run is cut gets an error on every event
+(never a pass), and its negatives count as not evaluated.
 """
 
 from __future__ import annotations
@@ -169,7 +169,7 @@ def _one_run(
         return _failed_run(plan, run, state, chosen, local, out)
     if run.truncated:
         if len(chosen) > 1:
-            return [[k] for k in chosen]
+            return _halves(chosen)
         _give_up(out, state[chosen[0]], CUT, verdict="error")
         out.cut_negatives |= {k for _, _, k in mine}
         return []
@@ -306,6 +306,14 @@ def _give_up(out: Followed, tr: _Trace, why: str, verdict: WindowVerdict = "unde
     tr.done = True
 
 
+def _halves(chosen: list[int]) -> list[list[int]]:
+    """A run of several traces that decided nothing is run again in two halves, each split
+    again if it fails the same way, down to single traces: the runs grow with the log of the
+    traces, not their number (one run per trace exhausted runner.MAX_RUNS on rwmutex's 40)."""
+    half = len(chosen) // 2
+    return [chosen[:half], chosen[half:]]
+
+
 def _failed_run(
     plan: gen.Plan,
     run: ToolRun,
@@ -336,7 +344,7 @@ def _failed_run(
             tr.skip.add(e)
             return [chosen]
     if len(chosen) > 1:
-        return [[k] for k in chosen]
+        return _halves(chosen)
     tr = state[chosen[0]]
     # Before the first event (or in Init): nothing of this trace can be evaluated.
     pending = [e for e in tr.events if e not in out.events or e in tr.skip]
