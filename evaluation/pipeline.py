@@ -309,6 +309,8 @@ def _guarded(check: Callable[[], PhaseOutcome]) -> PhaseOutcome:
         return check()
     except InfrastructureFailure:
         raise
+    except TlcValueTooDeep as exc:
+        return refused_outcome("conformance", exc)
     except Exception as exc:  # noqa: BLE001 - recorded as the phase's internal error
         return crashed_outcome("conformance", exc)
 

@@ -105,5 +105,9 @@ def test_mutant_fails_the_windows_it_should_and_no_other(contract, windows, muta
 
 def test_dropped_guard_passes_every_window_but_leads_without_a_quorum(contract, windows):
     spec = read_reference(SLUG, "mutants/dropped_guard.tla")
-    assert conformance(spec, contract, windows).score == 1.0
+    outcome = conformance(spec, contract, windows)
+    # Every real window passes; the safety negatives (a real step moved into a state without a
+    # quorum, conformance/safety.py) are what P3 now catches the dropped guard by.
+    assert all(w.verdict == "pass" for w in outcome.windows)
+    assert outcome.score is not None and outcome.score < 1.0
     assert_invariant_violated(MODULE, spec, contract, "LeaderHasQuorum")
