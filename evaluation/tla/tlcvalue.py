@@ -249,21 +249,36 @@ def _rebuild(value: TlcValue, leaf: Callable[[Any], Any], keys: bool = True) -> 
     (a read value is at most MAX_DEPTH deep, but a stack costs no Python frames at all).
     Sequences stay tuples, sets TlaSets, functions FrozenDicts; `keys=False` leaves a
     function's keys as they are."""
+    return fold(
+        value, lambda node: _parts(node, keys), leaf, lambda node, made: _assemble(node, made, keys)
+    )
+
+
+def fold(
+    value: Any,
+    parts: Callable[[Any], list[Any] | None],
+    leaf: Callable[[Any], Any],
+    build: Callable[[Any, list[Any]], Any],
+) -> Any:
+    """`value` folded bottom-up without recursion: `parts(node)` lists a container's children
+    (None for a leaf, which becomes `leaf(node)`), `build(node, made)` makes a container from its
+    children's results. The one walker every reader and converter of nested values shares, so
+    no value is ever too deep for Python's stack."""
     out: list[Any] = []
     stack: list[tuple[Any, bool]] = [(value, False)]
     while stack:
         node, built = stack.pop()
-        parts = _parts(node, keys)
-        if parts is None:
+        children = parts(node)
+        if children is None:
             out.append(leaf(node))
             continue
         if not built:
             stack.append((node, True))
-            stack.extend((part, False) for part in reversed(parts))
+            stack.extend((child, False) for child in reversed(children))
             continue
-        made = out[len(out) - len(parts) :]
-        del out[len(out) - len(parts) :]
-        out.append(_assemble(node, made, keys))
+        made = out[len(out) - len(children) :]
+        del out[len(out) - len(children) :]
+        out.append(build(node, made))
     return out[0]
 
 
@@ -305,53 +320,34 @@ def parse_tlc_value(text: str) -> TlcValue:
 def to_json_like(value: Any) -> Any:
     """Tuples become lists so TLC values compare with JSON window values (a function's keys and
     a set's elements stay as read, hashable). Iterative, like the reader."""
-    out: list[Any] = []
-    stack: list[tuple[Any, bool]] = [(value, False)]
-    while stack:
-        node, built = stack.pop()
-        if isinstance(node, tuple):
-            parts = list(node)
-        elif isinstance(node, dict):
-            parts = list(node.values())
-        else:
-            out.append(node)
-            continue
-        if not built:
-            stack.append((node, True))
-            stack.extend((part, False) for part in reversed(parts))
-            continue
-        made = out[len(out) - len(parts) :]
-        del out[len(out) - len(parts) :]
-        out.append(made if isinstance(node, tuple) else dict(zip(node.keys(), made, strict=True)))
-    return out[0]
+
+    def parts(node: Any) -> list[Any] | None:
+        return list(node) if isinstance(node, tuple) else _values(node)
+
+    def build(node: Any, made: list[Any]) -> Any:
+        return made if isinstance(node, tuple) else dict(zip(node.keys(), made, strict=True))
+
+    return fold(value, parts, lambda node: node, build)
 
 
 def json_value(value: Any) -> Any:
     """JSON-friendly; a model value is shown as a marker that never equals a string (a
     function's keys as strings, anything not JSON as `{"tla": repr}`). Iterative."""
-    out: list[Any] = []
-    stack: list[tuple[Any, bool]] = [(value, False)]
-    while stack:
-        node, built = stack.pop()
-        if isinstance(node, dict):
-            parts = list(node.values())
-        elif isinstance(node, list):
-            parts = list(node)
-        else:
-            out.append(_json_leaf(node))
-            continue
-        if not built:
-            stack.append((node, True))
-            stack.extend((part, False) for part in reversed(parts))
-            continue
-        made = out[len(out) - len(parts) :]
-        del out[len(out) - len(parts) :]
+
+    def parts(node: Any) -> list[Any] | None:
+        return list(node) if isinstance(node, list) else _values(node)
+
+    def build(node: Any, made: list[Any]) -> Any:
         if isinstance(node, list):
-            out.append(made)
-        else:
-            keys = [k if isinstance(k, str) else repr(k) for k in node]
-            out.append(dict(zip(keys, made, strict=True)))
-    return out[0]
+            return made
+        keys = [k if isinstance(k, str) else repr(k) for k in node]
+        return dict(zip(keys, made, strict=True))
+
+    return fold(value, parts, _json_leaf, build)
+
+
+def _values(node: Any) -> list[Any] | None:
+    return list(node.values()) if isinstance(node, dict) else None
 
 
 def _json_leaf(value: Any) -> Any:

@@ -44,19 +44,25 @@ def _cut_file(path: Path, names: list[str]) -> Iterator[dict[str, Any]]:
             scenario.fail(where, f"thread {actor} is not one of the pinned Threads")
         action = event["action"]
         if action == "LockCall":
-            _expect(where, pc[actor] == "idle", f"thread {actor} calls lock() while not idle")
+            scenario.expect(
+                where, pc[actor] == "idle", f"thread {actor} calls lock() while not idle"
+            )
             pc[actor] = IN_CALL
             continue
         pre = _state(locked, pc)
         if action == "Lock":
-            _expect(where, pc[actor] is IN_CALL and not locked, "Lock outside lock() or while held")
+            scenario.expect(
+                where, pc[actor] is IN_CALL and not locked, "Lock outside lock() or while held"
+            )
             pre["pc"][actor] = "acquiring"
             locked, pc[actor] = True, "locked"
         elif action == "TryLock":
-            _expect(where, pc[actor] == "idle" and not locked, "TryLock while busy or held")
+            scenario.expect(where, pc[actor] == "idle" and not locked, "TryLock while busy or held")
             locked, pc[actor] = True, "locked"
         elif action == "Unlock":
-            _expect(where, pc[actor] == "locked", f"Unlock by {actor}, which does not hold it")
+            scenario.expect(
+                where, pc[actor] == "locked", f"Unlock by {actor}, which does not hold it"
+            )
             locked, pc[actor] = False, "idle"
         else:
             scenario.fail(where, f"unknown mutex event {action!r}")
@@ -70,8 +76,3 @@ def _state(locked: bool, pc: dict[str, str | None]) -> dict[str, Any]:
         "lockState": "locked" if locked else "unlocked",
         "pc": {t: phase for t, phase in pc.items() if phase is not IN_CALL},
     }
-
-
-def _expect(where: str, ok: bool, message: str) -> None:
-    if not ok:
-        scenario.fail(where, message)

@@ -35,6 +35,12 @@ def fail(where: str, message: str) -> None:
     raise WindowFormatError(f"{where}: {message}")
 
 
+def expect(where: str, ok: bool, message: str) -> None:
+    """`fail` unless `ok`: a cutter's check that the history it replays is possible."""
+    if not ok:
+        fail(where, message)
+
+
 def window(
     where: str,
     tid: str,

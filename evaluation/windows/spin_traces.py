@@ -51,20 +51,28 @@ def _cut_file(path: Path, names: list[str]) -> Iterator[dict[str, Any]]:
         action = event["action"]
         pre = _state(locked, pc)
         if action == "TryAcquireFail":
-            _expect(where, pc[actor] == "idle", f"thread {actor} calls try_lock() while not idle")
+            scenario.expect(
+                where, pc[actor] == "idle", f"thread {actor} calls try_lock() while not idle"
+            )
             continue
         if action == "TryAcquireBlocking":
-            _expect(where, pc[actor] == "idle", f"thread {actor} calls lock() while not idle")
+            scenario.expect(
+                where, pc[actor] == "idle", f"thread {actor} calls lock() while not idle"
+            )
             pc[actor] = "acquiring"
         elif action == "AcquireSuccess":
             call = event.get("call")
             phase = CALLS.get(call) if isinstance(call, str) else None
-            _expect(where, phase is not None, f"call {call!r} is not lock or try_lock")
-            _expect(where, pc[actor] == phase, f"thread {actor} acquires from {pc[actor]!r}")
-            _expect(where, not locked, f"thread {actor} acquires a held lock")
+            scenario.expect(where, phase is not None, f"call {call!r} is not lock or try_lock")
+            scenario.expect(
+                where, pc[actor] == phase, f"thread {actor} acquires from {pc[actor]!r}"
+            )
+            scenario.expect(where, not locked, f"thread {actor} acquires a held lock")
             locked, pc[actor] = True, "locked"
         elif action == "Release":
-            _expect(where, pc[actor] == "locked", f"Release by {actor}, which does not hold it")
+            scenario.expect(
+                where, pc[actor] == "locked", f"Release by {actor}, which does not hold it"
+            )
             locked, pc[actor] = False, "idle"
         else:
             scenario.fail(where, f"unknown spin event {action!r}")
@@ -75,8 +83,3 @@ def _cut_file(path: Path, names: list[str]) -> Iterator[dict[str, Any]]:
 
 def _state(locked: bool, pc: dict[str, str]) -> dict[str, Any]:
     return {"lockState": "locked" if locked else "unlocked", "pc": dict(pc)}
-
-
-def _expect(where: str, ok: bool, message: str) -> None:
-    if not ok:
-        scenario.fail(where, message)
