@@ -19,9 +19,13 @@ from typing import Any
 
 from evaluation.inputs.contracts import Contract
 from evaluation.windows.errors import WindowFormatError
+from evaluation.windows.interleave import interleave
 from evaluation.windows.ndjson import read_objects
 
-VERSION = "2"
+# 2: upstream zap logs are cut with the log rebuilt from the MsgApp replay. 3: a scenario's
+# windows from several files come out as one trace, interleaved in the order of the run
+# (interleave.py), since P3 follows each trace's windows in order.
+VERSION = "3"
 
 NO_VOTE = "None"
 ROLE_NAMES = {
@@ -48,10 +52,16 @@ IMMEDIATE_ACTIONS = {"BecomeCandidate": "ElectionTimeout"}
 
 
 def cut(contract: Contract, files: list[Path]) -> list[dict[str, Any]]:
-    windows: list[dict[str, Any]] = []
+    """Every file's windows, each scenario's (trace_id's) merged into one trace in the order of
+    the run; scenarios in the order they first appear."""
+    per_trace: dict[str, list[list[dict[str, Any]]]] = {}
     for path in files:
-        windows.extend(cut_file(Path(path)))
-    return windows
+        mine: dict[str, list[dict[str, Any]]] = {}
+        for window in cut_file(Path(path)):
+            mine.setdefault(window["trace_id"], []).append(window)
+        for trace_id, windows in mine.items():
+            per_trace.setdefault(trace_id, []).append(windows)
+    return [w for sequences in per_trace.values() for w in interleave(sequences)]
 
 
 def cut_file(path: Path) -> list[dict[str, Any]]:

@@ -138,6 +138,13 @@ AdvanceCommitIndex(i) ==
        /\ commitIndex' = [commitIndex EXCEPT ![i] = c]
   /\ UNCHANGED <<currentTerm, state, votedFor, logLen, logLastTerm>>
 
+\* CheckQuorum: a leader that has not heard from a quorum steps down, in its own term (the
+\* check_quorum scenario shows it; the step is logged as BecomeFollower, no target action).
+StepDown(i) ==
+  /\ state[i] = Leader
+  /\ state' = [state EXCEPT ![i] = Follower]
+  /\ UNCHANGED <<currentTerm, votedFor, commitIndex, logLen, logLastTerm>>
+
 \* What Next lets a candidate or leader send (the handlers accept any message).
 VoteMsg(c, i) ==
   [type |-> "MsgVote", from |-> c, to |-> i, term |-> currentTerm[c],
@@ -160,6 +167,7 @@ Next ==
   \/ \E i \in Server : logLen[i] < MaxLogLen /\ BecomeLeader(i)
   \/ \E i \in Server : logLen[i] < MaxLogLen /\ ClientProposal(i)
   \/ \E i \in Server : AdvanceCommitIndex(i)
+  \/ \E i \in Server : StepDown(i)
   \/ \E c, i \in Server : state[c] = Candidate /\ i # c /\ HandleVoteRequest(i, VoteMsg(c, i))
   \/ \E l, i \in Server :
        /\ state[l] = Leader /\ i # l
