@@ -127,7 +127,14 @@ def follow(
             out,
         )
         queue.extend(again)
+    # Every path above decides each event of a finished trace; an event left without a verdict
+    # is a scorer fault, and fails closed (an error never passes).
+    for e in range(1, len(order) + 1):
+        out.events.setdefault(e, EventResult("error", LOST))
     return order, out
+
+
+LOST = "not evaluated: the scorer left this event without a verdict (a scorer fault)"
 
 
 def _one_run(
@@ -327,6 +334,7 @@ def _failed_run(
     problem = runner._setup_problem(run)
     if problem:
         raise SetupError(problem.replace(plan.nonce, ""), run.messages)
+    _passes_before_the_error(run, plan.nonce, state, chosen, local, out)
     blamed = _blamed(run, plan.nonce)
     reason = error_text(run, plan.nonce)
     if blamed is not None:
@@ -338,6 +346,8 @@ def _failed_run(
                 # The error is on the way past an event already skipped: the trace ends here.
                 out.left[chosen[t - 1]] = (e, f"TLC could not evaluate the spec there: {reason}")
                 _undecided(out, tr.events[i:], f"the spec left the trace: {reason}")
+                # Events before it that the aborted run did not print: nothing decided them.
+                _undecided(out, tr.events[:i], f"not decided: TLC stopped at event {e} first")
                 tr.done = True
                 return [chosen]
             out.events[e] = EventResult("error", reason)
@@ -353,6 +363,25 @@ def _failed_run(
     else:
         _give_up(out, tr, reason, verdict="error")
     return []
+
+
+def _passes_before_the_error(
+    run: ToolRun,
+    nonce: str,
+    state: list[_Trace],
+    chosen: list[int],
+    local: list[int],
+    out: Followed,
+) -> None:
+    """A run that stopped with an error still printed, before it, the events some state took:
+    each such line is a step the spec took from a state consistent with the trace, so a pass
+    (an errored run read no further proves nothing else)."""
+    taken = _numbers(run.output, nonce, "v")
+    renumber = {e: j for j, e in enumerate(local, 1)}
+    for k in chosen:
+        for e in state[k].events:
+            if renumber[e] in taken and e not in out.events:
+                out.events[e] = EventResult("pass")
 
 
 def _blamed(run: ToolRun, nonce: str) -> tuple[int, int] | None:
