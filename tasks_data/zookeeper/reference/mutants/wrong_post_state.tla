@@ -146,10 +146,11 @@ BecomeFollower(s) ==
    What the broadcast phase leaves in a server's data dir, read when its next round starts
    (Synced) or when its process restarts (StartPeer). Zab's leader of a vote of peer epoch e
    proposes epoch e + 1 (the largest accepted epoch of its quorum, its own, plus one); a server
-   that joined an established leader took that leader's new epoch into its vote already. So the
-   server's data moves to that epoch, once (it only grows), with the zxid it had, the leader's
-   history (the vote's zxid, synchronised by DIFF or SNAP) or a transaction of the new epoch.
-   Killed before NEWLEADER, its data did not move: no step then. *)
+   that joined an established leader took that leader's new epoch into its vote already, and
+   the state does not record which way it joined, so both epochs are offered. The server's data
+   moves to that epoch once (it only grows), with the zxid it had, the leader's history (the
+   vote's zxid, synchronised by DIFF or SNAP) or a transaction of the new epoch. Killed before
+   NEWLEADER, its data did not move: no step then. *)
 SyncedEpochs(s) == {e \in {voteEpoch[s], voteEpoch[s] + 1} : e > peerEpoch[s]}
 
 SyncedZxids(s, e) ==
