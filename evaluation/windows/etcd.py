@@ -465,46 +465,63 @@ def _cut_upstream(
         before = _flatten(nodes) if node in nodes else None
         nodes[node] = state
         msg = _upstream_message(event["msg"], where) if "msg" in event else None
-        if msg is not None and name == "SendRequestVoteRequest" and msg["type"] == "MsgVote":
-            logs.check_term(logs.logs[node], msg["logIndex"], msg["logTerm"], where)
-        if msg is not None and msg["type"] == "MsgApp":
-            if name == "SendAppendEntriesRequest":
-                logs.sent_app(msg, where)
-            elif name == "ReceiveAppendEntriesRequest":
-                terms = logs.received_app(msg, state, where)
-                msg["entries"] = [{"term": t} for t in terms]
-        key = (name, msg["type"] if msg else None)
-        new: dict[str, Any] | None = None
-        if key in RECEIVE_ACTIONS:
-            new = _window(
-                label, line, trace_id, RECEIVE_ACTIONS[key], name, node, _flatten(nodes), {}, msg
-            )
-            pending[node] = new
-        elif name in DEFERRED_ACTIONS and before is not None:
-            new = _window(
-                label, line, trace_id, DEFERRED_ACTIONS[name], name, node, _flatten(nodes), {}
-            )
-            pending[node] = new
-        elif name in IMMEDIATE_ACTIONS and before is not None:
-            new = _window(
-                label,
-                line,
-                trace_id,
-                IMMEDIATE_ACTIONS[name],
-                name,
-                node,
-                before,
-                _with_node(before, node, state),
-            )
+        if msg is not None:
+            _replay_message(logs, name, node, msg, state, where)
+        new = _opens(f"{label}:{line}", trace_id, event, node, msg, _flatten(nodes), before)
+        if new is None:
+            continue
+        if new["post_state"]:
             windows.append(new)
-        if new is not None:
-            opened.append(new)
-            for other in pending.keys() - {node}:
-                during.setdefault(other, []).append(new)
+        else:
+            pending[node] = new
+        opened.append(new)
+        for other in pending.keys() - {node}:
+            during.setdefault(other, []).append(new)
     # In the order of the events that opened them (P3 follows a trace in log order), not of the
     # events that closed them; a window still open at the end of the trace has no post-state.
     closed = {id(w) for w in windows}
     return [w for w in opened if id(w) in closed]
+
+
+def _replay_message(
+    logs: _Logs, name: str, node: str, msg: dict[str, Any], state: dict[str, Any], where: str
+) -> None:
+    """Checks a sent message against the rebuilt logs; a received MsgApp gets its entry terms."""
+    if name == "SendRequestVoteRequest" and msg["type"] == "MsgVote":
+        logs.check_term(logs.logs[node], msg["logIndex"], msg["logTerm"], where)
+    if msg["type"] == "MsgApp":
+        if name == "SendAppendEntriesRequest":
+            logs.sent_app(msg, where)
+        elif name == "ReceiveAppendEntriesRequest":
+            terms = logs.received_app(msg, state, where)
+            msg["entries"] = [{"term": t} for t in terms]
+
+
+def _opens(
+    where: str,
+    trace_id: str,
+    event: dict[str, Any],
+    node: str,
+    msg: dict[str, Any] | None,
+    now: dict[str, Any],
+    before: dict[str, Any] | None,
+) -> dict[str, Any] | None:
+    """The window this event of `node` opens, if any: complete (its post-state given) for an
+    action traced after its step, else waiting for the node's next event for its post-state.
+    `now` is every node's state with this event's; `before`, without it (None: the node's
+    first event). `where` is `<label>:<line>`."""
+    label, _, line = where.rpartition(":")
+    name = event["name"]
+    key = (name, msg["type"] if msg else "")
+    action = RECEIVE_ACTIONS.get(key) or (DEFERRED_ACTIONS.get(name) if before else None)
+    if action is not None:
+        return _window(label, int(line), trace_id, action, name, node, now, {}, msg)
+    if before is not None and name in IMMEDIATE_ACTIONS:
+        after = _with_node(before, node, {var: now[var][node] for var in now})
+        return _window(
+            label, int(line), trace_id, IMMEDIATE_ACTIONS[name], name, node, before, after
+        )
+    return None
 
 
 def _step_done(later: list[dict[str, Any]], node: str, state: dict[str, Any]) -> None:
