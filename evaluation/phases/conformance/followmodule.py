@@ -113,16 +113,42 @@ def _tables(plan: gen.Plan, run: FollowRun, actions: list[str], bounds: Bounds) 
     def flag(values: list[bool]) -> str:
         return tup([str(v).upper() for v in values])
 
+    # Constraints, states and messages are written once each, in the tables CI (one constraint
+    # `<<var, partial?, key, value>>`), CS (a state: its constraints' numbers) and MV, and the
+    # per-event and per-negative tables give their numbers: a trace repeats its states (and the
+    # negatives their posts), and TLC's parser ran out of heap on etcd's 1,060 events written
+    # out in full (3.8 MB, 3,214 negatives), the run was cut and its traces ran again in halves.
+    items: dict[str, int] = {}
+    states: dict[str, int] = {}
+    messages: dict[str, int] = {}
+
+    def ref(table: dict[str, int], text: str) -> str:
+        return str(table.setdefault(text, len(table) + 1))
+
+    def state(given: State) -> str:
+        numbers = [ref(items, c) for c in gen.constraint_items(plan, given, set())]
+        return ref(states, "<<" + ", ".join(numbers) + ">>")
+
+    def nums(items: list[str]) -> str:
+        return "<<" + ", ".join(items) + ">>"
+
+    def message(value: object) -> str:
+        return ref(messages, to_tla(value) if value is not None else "0")
+
     firsts = [events[0] for events in run.traces]
     previous = {e: events[p - 1] for events in run.traces for p, e in enumerate(events) if p}
     kept = [
-        gen._constraints(
-            plan, kept_slots(plan, ws[previous[e] - 1], ws[e - 1], run.skip[e - 1]), set()
-        )
+        state(kept_slots(plan, ws[previous[e] - 1], ws[e - 1], run.skip[e - 1]))
         if e in previous and not (run.logged and run.logged[e - 1] and not run.quiet[e - 1])
-        else "<<>>"
+        else state({})
         for e in range(1, count + 1)
     ]
+    pre = nums([state(w["pre_state"]) for w in ws])
+    post = nums([state(w["post_state"]) for w in ws])
+    keeps = nums(kept)
+    neg_post = nums([state(c.post) for _, c in run.negatives] or [state({})])
+    msg = nums([message(w.get("input")) for w in ws])
+    neg_msg = nums([message(c.input) for _, c in run.negatives] or [message(None)])
     return [
         f"{n(plan, 'NT')} == {len(run.traces)}",
         f"{n(plan, 'First')} == <<{', '.join(map(str, firsts))}>>",
@@ -132,11 +158,13 @@ def _tables(plan: gen.Plan, run: FollowRun, actions: list[str], bounds: Bounds) 
         f"{n(plan, 'A')} == <<{', '.join(str(actions.index(w['action']) + 1) for w in ws)}>>",
         f"{n(plan, 'Actor')} == "
         + tup([gen.adapter_expr(plan, plan.adapter.actor_expr(w["actor"])) for w in ws]),
-        f"{n(plan, 'Msg')} == "
-        + tup([to_tla(w["input"]) if w.get("input") is not None else "0" for w in ws]),
-        f"{n(plan, 'P')} == " + tup([gen._constraints(plan, w["pre_state"], set()) for w in ws]),
-        f"{n(plan, 'Q')} == " + tup([gen._constraints(plan, w["post_state"], set()) for w in ws]),
-        f"{n(plan, 'K')} == " + tup(kept),
+        f"{n(plan, 'CI')} == " + tup(list(items) or ["0"]),
+        f"{n(plan, 'CS')} == " + tup(list(states)),
+        f"{n(plan, 'MV')} == " + tup(list(messages)),
+        f"{n(plan, 'Msg')} == {msg}",
+        f"{n(plan, 'P')} == {pre}",
+        f"{n(plan, 'Q')} == {post}",
+        f"{n(plan, 'K')} == {keeps}",
         # A quiet gap's viewed variables the trace shows on both sides (whole, through the view).
         f"{n(plan, 'QV')} == "
         + tup(
@@ -153,8 +181,7 @@ def _tables(plan: gen.Plan, run: FollowRun, actions: list[str], bounds: Bounds) 
         f"{n(plan, 'FirstBound')} == {max(bound(e) for e in firsts)}",
         f"{n(plan, 'NegAt')} == "
         + tup(["{" + ", ".join(map(str, neg_at.get(e, []))) + "}" for e in range(1, count + 1)]),
-        f"{n(plan, 'NQ')} == "
-        + tup([gen._constraints(plan, c.post, set()) for _, c in run.negatives] or ["<<>>"]),
+        f"{n(plan, 'NQ')} == {neg_post}",
         f"{n(plan, 'NA')} == "
         + tup([str(actions.index(c.action) + 1) for _, c in run.negatives] or ["0"]),
         f"{n(plan, 'NActor')} == "
@@ -162,8 +189,7 @@ def _tables(plan: gen.Plan, run: FollowRun, actions: list[str], bounds: Bounds) 
             [gen.adapter_expr(plan, plan.adapter.actor_expr(c.actor)) for _, c in run.negatives]
             or ["0"]
         ),
-        f"{n(plan, 'NMsg')} == "
-        + tup([to_tla(c.input) if c.input is not None else "0" for _, c in run.negatives] or ["0"]),
+        f"{n(plan, 'NMsg')} == {neg_msg}",
     ]
 
 
@@ -208,18 +234,24 @@ def kept_slots(plan: gen.Plan, before: Window, event: Window, skipped: bool) -> 
 
 
 def _holds(plan: gen.Plan, table: str, e: str, primed: bool) -> str:
-    cs, x = gen.n(plan, "cs"), gen.n(plan, "x")
-    value = f"{gen.n(plan, 'W')}({cs}[{x}][1])"
+    cs, x, c = gen.n(plan, "cs"), gen.n(plan, "x"), gen.n(plan, "ci")
+    value = f"{gen.n(plan, 'W')}({c}[1])"
     if primed:
         value = f"({value})'"
     sat = gen.n(plan, "Sat")
-    return f"LET {cs} == {table}[{e}] IN \\A {x} \\in DOMAIN {cs} : {sat}({value}, {cs}[{x}])"
+    # `table` gives each event's (or negative's) state number in CS; a state there is the
+    # numbers of its constraints in CI.
+    return (
+        f"LET {cs} == {gen.n(plan, 'CS')}[{table}[{e}]] IN \\A {x} \\in DOMAIN {cs} : "
+        f"LET {c} == {gen.n(plan, 'CI')}[{cs}[{x}]] IN {sat}({value}, {c})"
+    )
 
 
 def _operators(plan: gen.Plan, run: FollowRun, actions: list[str], registers: bool) -> list[str]:
     n = gen.n
     e, k = n(plan, "e"), n(plan, "k")
-    bound = {"actor": f"{n(plan, 'Actor')}[{e}]", "msg": f"{n(plan, 'Msg')}[{e}]"}
+    mv = n(plan, "MV")
+    bound = {"actor": f"{n(plan, 'Actor')}[{e}]", "msg": f"{mv}[{n(plan, 'Msg')}[{e}]]"}
     lines = [
         f"{n(plan, 'Do')}{a}({e}) == {gen.adapter_expr(plan, plan.adapter.actions[action], bound)}"
         for a, action in enumerate(actions, start=1)
@@ -228,7 +260,7 @@ def _operators(plan: gen.Plan, run: FollowRun, actions: list[str], registers: bo
         f"{n(plan, 'A')}[{e}] = {a} -> {n(plan, 'Do')}{a}({e})" for a in range(1, len(actions) + 1)
     )
     # A negative's own action, actor and message (a neg-step one is not the event's action).
-    neg_bound = {"actor": f"{n(plan, 'NActor')}[{k}]", "msg": f"{n(plan, 'NMsg')}[{k}]"}
+    neg_bound = {"actor": f"{n(plan, 'NActor')}[{k}]", "msg": f"{mv}[{n(plan, 'NMsg')}[{k}]]"}
     lines += [
         f"{n(plan, 'NDo')}{a}({k}) == "
         f"{gen.adapter_expr(plan, plan.adapter.actions[action], neg_bound)}"

@@ -205,6 +205,12 @@ def whole_value(plan: Plan, state: State, var: str) -> str | None:
 
 
 def _constraints(plan: Plan, state: State, skip: set[str]) -> str:
+    return "<<" + ", ".join(constraint_items(plan, state, skip)) + ">>"
+
+
+def constraint_items(plan: Plan, state: State, skip: set[str]) -> list[str]:
+    """A window state as constraints `<<var number, partial?, key, value>>`, one per variable
+    given whole, else one per key given."""
     items = []
     for var in sorted(state):
         if var in skip:
@@ -216,7 +222,7 @@ def _constraints(plan: Plan, state: State, skip: set[str]) -> str:
         else:
             value = state[var]
             items.extend(f"<<{i}, TRUE, {to_tla(k)}, {to_tla(value[k])}>>" for k in sorted(value))
-    return "<<" + ", ".join(items) + ">>"
+    return items
 
 
 def _viewed(plan: Plan, state: State) -> str:
