@@ -413,6 +413,9 @@ class FollowBounds(TypedDict):
     resync_steps: int
     max_states_per_run: int
     largest_run_states: int
+    work_cpu_seconds: float
+    cpu_seconds_spent: float
+    work_bound_reached: bool
 
 
 class ConformanceDetails(CommonDetails):

@@ -343,6 +343,7 @@ def work_bounds(contract: Contract) -> dict[str, Any]:
                     "max_gap_steps",
                     "resync_steps",
                     "max_states",
+                    "work_cpu_seconds",
                     "seed",
                 )
             },

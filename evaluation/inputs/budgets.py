@@ -63,6 +63,13 @@ class ConformanceBudget:
     # ... and after an event the spec cannot take, to pick the trace up again.
     resync_steps: int = 4
     max_states: int = 200000  # distinct states of one following run (TLCGet("distinct"))
+    # What TLC cannot count (one state's successors: an allow-everything Next over dqueue's
+    # values; a lookup table's thousands of disjuncts per state): the JVM's own CPU seconds over
+    # all of one P3 check's runs. Reached, the events no run decided are undecided, a verdict on
+    # the first attempt (the spec's own cost), never the machine's failure. The references
+    # spend 5-40 s; the bound sits at a quarter of the 1200 s net, so a machine four times
+    # as loaded still reaches it first.
+    work_cpu_seconds: float = 300.0
     seed: int = 1
 
 

@@ -166,6 +166,7 @@ def _check(
         heap_mb=int(contract.budget("conformance", "heap_mb")),
         scratch_mb=int(contract.budget("conformance", "scratch_mb")),
         seed=int(contract.budget("conformance", "seed")),
+        work_cpu_seconds=float(contract.budget("conformance", "work_cpu_seconds")),
     )
     bounds = follow_bounds(contract)
     try:
@@ -205,6 +206,9 @@ def _check(
             "resync_steps": bounds.resync,
             "max_states_per_run": bounds.states,
             "largest_run_states": followed.distinct,
+            "work_cpu_seconds": budget.work_cpu_seconds,
+            "cpu_seconds_spent": round(budget.cpu_spent, 1),
+            "work_bound_reached": followed.work_bound_reached,
         },
         "tlc_runs": budget.runs,
         "tlc_flags": list(TLC_ARGS),

@@ -65,6 +65,7 @@ class Followed:
     left: dict[int, tuple[int, str]] = field(default_factory=dict)  # trace -> (event, why)
     resynced: dict[int, list[int]] = field(default_factory=dict)  # trace -> events resynced
     distinct: int = 0  # the largest number of distinct states one run found
+    work_bound_reached: bool = False  # the check's CPU work bound stopped a run
 
 
 @dataclass
@@ -110,6 +111,10 @@ def follow(
             for k in chosen:
                 _give_up(out, state[k], f"not evaluated: more than {runner.MAX_RUNS} TLC runs")
             continue
+        if budget.work_left() <= 0:
+            for k in chosen:
+                _give_up(out, state[k], work_bound_reason(budget))
+            continue
         again = _one_run(
             plan,
             spec,
@@ -132,6 +137,13 @@ def follow(
     for e in range(1, len(order) + 1):
         out.events.setdefault(e, EventResult("error", LOST))
     return order, out
+
+
+def work_bound_reason(budget: Budget) -> str:
+    return (
+        f"not decided: the spec's evaluation reached P3's work bound of "
+        f"{budget.work_cpu_seconds:g} CPU seconds (TLC's own, not the machine's load) first"
+    )
 
 
 LOST = "not evaluated: the scorer left this event without a verdict (a scorer fault)"
@@ -172,6 +184,14 @@ def _one_run(
     trusted = not uses_tlcset(build(plan, follow_run, actions, bounds, registers=False))
     module = build(plan, follow_run, actions, bounds, registers=trusted)
     run = run_module(plan, spec, module, budget, trusted=trusted)
+    if run.work_exceeded:
+        # The spec's own cost: what the run printed before it was stopped still decides (a
+        # printed step was taken), the rest is undecided, and nothing runs again.
+        _passes_before_the_error(run, plan.nonce, state, chosen, local, out)
+        for k in chosen:
+            _give_up(out, state[k], work_bound_reason(budget))
+        out.work_bound_reached = True
+        return []
     if run.status != "ok":
         return _failed_run(plan, run, state, chosen, local, out)
     if run.truncated:

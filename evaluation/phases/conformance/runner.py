@@ -69,6 +69,13 @@ class Budget:
     scratch_mb: int = 256
     seed: int | None = None
     runs: int = 0
+    # The work bound on what TLC cannot count (budgets.ConformanceBudget.work_cpu_seconds):
+    # the CPU seconds all of the check's runs may spend, and what they have spent.
+    work_cpu_seconds: float = 300.0
+    cpu_spent: float = 0.0
+
+    def work_left(self) -> float:
+        return self.work_cpu_seconds - self.cpu_spent
 
     def remaining(self) -> float:
         return self.deadline - time.monotonic()
@@ -90,6 +97,7 @@ def run_module(
         heap_mb=budget.heap_mb,
         scratch_mb=budget.scratch_mb,
         output_head_bytes=READ_OUTPUT_BYTES,
+        work_cpu_seconds=max(1.0, budget.work_left()),
     )
     generated = spec_first(gen.module_name(plan), plan.spec_module, module)
     modules = {plan.spec_module: spec.text, **generated}
@@ -103,6 +111,9 @@ def run_module(
         spec=spec,
         trusted=tuple(generated) if trusted else (),
     )
+    budget.cpu_spent += run.cpu_seconds or 0.0
+    if run.work_exceeded:
+        budget.cpu_spent = max(budget.cpu_spent, budget.work_cpu_seconds)
     raise_if_timed_out("conformance", run, budget.wall_seconds)
     return run
 
