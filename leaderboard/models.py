@@ -475,6 +475,25 @@ class ActionResult(models.Model):
         return self.passed / self.total if self.total else None
 
 
+class Credit(models.TextChoices):
+    """What a stored window, action or invariant earns: the scorer's `Credit`
+    (evaluation/results.py), the same values; pages, exports and the API read it, and never
+    the reason's wording."""
+
+    CREDITED = "credited", "Credited"
+    FAILED = "failed", "Failed"
+    UNDECIDED = "undecided", "Undecided"
+    VACUOUS = "vacuous", "Vacuous"
+    UNSPECIFIC = "unspecific", "Not credited"
+    NOT_MODELLED = "not_modelled", "Not modelled by the spec"
+    ABSENT = "absent", "Not checked"
+    ERROR = "error", "Error"
+
+
+# A stored invariant that holds without earning its point (the run page marks it).
+NOT_CREDITED = (Credit.VACUOUS, Credit.UNSPECIFIC)
+
+
 class WindowResult(models.Model):
     class Verdict(models.TextChoices):
         PASS = "pass", "Pass"
@@ -494,7 +513,8 @@ class WindowResult(models.Model):
     post_state = models.JSONField(default=dict)
     input = models.JSONField(null=True, blank=True)
     verdict = models.CharField(max_length=10, choices=Verdict.choices)
-    reason = models.TextField(blank=True)
+    credit = models.CharField(max_length=12, choices=Credit.choices)
+    reason = models.TextField(blank=True)  # for the reader; nothing parses it
     detail = models.JSONField(default=dict, blank=True)
 
     class Meta:
@@ -522,7 +542,8 @@ class InvariantResult(models.Model):
     name = models.CharField(max_length=100)
     kind = models.CharField(max_length=10, choices=Kind.choices)
     verdict = models.CharField(max_length=10, choices=Verdict.choices)
-    reason = models.TextField(blank=True)
+    credit = models.CharField(max_length=12, choices=Credit.choices)
+    reason = models.TextField(blank=True)  # for the reader; nothing parses it
     counterexample = models.JSONField(default=list, blank=True)
 
     class Meta:

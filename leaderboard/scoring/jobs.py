@@ -307,10 +307,11 @@ _ROW_FIELDS: dict[type[models.Model], tuple[str, ...]] = {
         "post_state",
         "input",
         "verdict",
+        "credit",
         "reason",
         "detail",
     ),
-    InvariantResult: ("name", "kind", "verdict", "reason", "counterexample"),
+    InvariantResult: ("name", "kind", "verdict", "credit", "reason", "counterexample"),
 }
 
 
