@@ -6,11 +6,14 @@ it, or a reason that happens to begin like an old prefix, changes nothing a page
 import csv
 import io
 import re
+from unittest import mock
 
 from django.test import Client
 from django.urls import reverse
 
+from evaluation.inputs.contracts import load_contract
 from evaluation.phases import credit
+from evaluation.phases.conformance import check
 from evaluation.results import InvariantOutcome, PhaseOutcome, WindowOutcome
 from evaluation.surface import CREDITS
 from leaderboard.accounts.tokens import create_token
@@ -32,9 +35,9 @@ P4 = [
 ]
 
 
-def _window(verdict, credit_, window_id):
+def _window(verdict, credit_, window_id, action="ReleaseLock"):
     return WindowOutcome(
-        action="ReleaseLock", trace_id="t1", window_id=window_id, actor="1", pre_state={},
+        action=action, trace_id="t1", window_id=window_id, actor="1", pre_state={},
         post_state={}, verdict=verdict, reason="as the phase said", credit=credit_,
     )  # fmt: skip
 
@@ -137,3 +140,22 @@ def test_a_result_from_a_scorer_before_the_field_carries_its_verdict_s_credit():
     assert [i.credit for i in read.invariants] == [
         {"holds": "credited", "violated": "failed"}.get(v, "error") for _, v, _, _ in P4
     ]
+
+
+def test_p3_decides_an_unspecific_action_and_the_windows_it_passed():
+    contract = load_contract("spin")
+    windows = [
+        _window("pass", "credited", "w1"),
+        _window("pass", "credited", "w2"),
+        _window("fail", "failed", "w3", action="AcquireLock"),
+    ]
+
+    def refusal(action, _spec):
+        return "accepts a fair negative window" if action == "ReleaseLock" else ""
+
+    with mock.patch.object(check.specificity, "refusal", side_effect=refusal):
+        actions, _, _ = check._actions(contract, windows, [], [])
+    credits = {a.action: a.credit for a in actions}
+    assert credits["ReleaseLock"] == "unspecific"
+    assert credits["AcquireLock"] == "failed"
+    assert [w.credit for w in windows] == ["unspecific", "unspecific", "failed"]
