@@ -47,12 +47,14 @@ class SpecificityAndCreditTest(WorldTestCase):
             invariants,
             "MutualExclusion",
             verdict="error",
+            credit="vacuous",
             reason=f"{credit.VACUOUS}: the spec never reaches a state where pc takes 'locked'",
         )
         make_invariant_result(
             invariants,
             "LockConsistency",
             verdict="error",
+            credit="unspecific",
             reason=f"{credit.UNSPECIFIC}: the traces change lockState and pc through ReleaseLock",
         )
         make_invariant_result(invariants, "NoDeadlock", verdict="holds")

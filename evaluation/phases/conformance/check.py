@@ -55,7 +55,14 @@ from evaluation.phases.conformance.safety import safety_negative_cases
 from evaluation.phases.conformance.timeline import trace_rows
 from evaluation.phases.conformance.traces import traces_of
 from evaluation.phases.conformance.vocab import Vocab, schema_vocab
-from evaluation.results import ActionOutcome, PhaseOutcome, WindowOutcome, WindowVerdict
+from evaluation.results import (
+    ActionOutcome,
+    Credit,
+    PhaseOutcome,
+    WindowOutcome,
+    WindowVerdict,
+    credit_of,
+)
 from evaluation.tla import assumptions
 from evaluation.tla.parsed import ParsedSpec, spec_of
 from evaluation.tla.spectext import (
@@ -465,6 +472,7 @@ def _windows(
                 reason=reason,
                 input=window.get("input"),
                 detail=detail,
+                credit=credit_of(verdict),
             )
         )
     return out
@@ -538,16 +546,26 @@ def _actions(
             "zero_tolerance": None,
             "pass_rate": None,
         }
+        credit: Credit | None = None  # an action without windows is not scored
         if mine:
             refused = specificity.refusal(action, spec)
             final = 1 if passed == len(mine) and not refused else 0
             finals.append(final)
             row["zero_tolerance"], row["pass_rate"] = final, round(passed / len(mine), 6)
+            credit = "credited" if final else "failed" if passed < len(mine) else "unspecific"
             if refused:
                 row["specificity_failure"] = refused
+                _unspecific(mine)
         else:
             row["note"] = "no windows: not scored"
         per_action[action] = row
-        outcomes.append(ActionOutcome(action, passed, len(mine), row.copy()))
+        outcomes.append(ActionOutcome(action, passed, len(mine), row.copy(), credit))
     score = round(sum(finals) / len(finals), 6) if finals else None
     return outcomes, score, per_action
+
+
+def _unspecific(windows: list[WindowOutcome]) -> None:
+    """An action that accepts a fair negative window earns nothing for the windows it passes."""
+    for window in windows:
+        if window.verdict == "pass":
+            window.credit = "unspecific"
