@@ -459,7 +459,7 @@ def _windows(
                     detail["blocking_conjunct"] = conjunct
                     reason += f": `{conjunct['text']}` (line {conjunct['line']}) is false there"
             elif verdict == "undecided":
-                detail["hint"] = reason
+                detail["hint"] = result.hint or reason
         out.append(
             WindowOutcome(
                 action=str(window.get("action")),

@@ -51,6 +51,25 @@ class EventResult:
     verdict: WindowVerdict
     reason: str = ""
     states: int = 0  # frontier states printed at the event's position (fail only)
+    hint: str = ""  # undecided: how a submitter resolves it (one text per kind, for grouping)
+
+
+# How to resolve an undecided event, one text per cause (the run page groups by it).
+HINT_UNBRIDGED = (
+    "Let the spec reach this event's pre-state: between two logged events it may take only a "
+    "bounded number of steps the trace does not log. Check its Init and the actions that "
+    "model the system's unlogged steps."
+)
+HINT_LEFT = (
+    "Fix the first event of this trace that the spec could not take (the trace's timeline on "
+    "the run page names it and the guard that was false). The events after it are decided once "
+    "the spec follows the trace past it."
+)
+HINT_CAPPED = (
+    "Narrow the spec's free choices: following this trace reached the bound on distinct states "
+    "of one run before this event."
+)
+HINT_WORK = "Make the spec cheaper to evaluate: P3 reached its CPU work bound before this event."
 
 
 @dataclass
@@ -113,7 +132,7 @@ def follow(
             continue
         if budget.work_left() <= 0:
             for k in chosen:
-                _give_up(out, state[k], work_bound_reason(budget))
+                _give_up(out, state[k], work_bound_reason(budget), hint=HINT_WORK)
             continue
         again = _one_run(
             plan,
@@ -189,7 +208,7 @@ def _one_run(
         # printed step was taken), the rest is undecided, and nothing runs again.
         _passes_before_the_error(run, plan.nonce, state, chosen, local, out)
         for k in chosen:
-            _give_up(out, state[k], work_bound_reason(budget))
+            _give_up(out, state[k], work_bound_reason(budget), hint=HINT_WORK)
         out.work_bound_reached = True
         return []
     if run.status != "ok":
@@ -273,7 +292,7 @@ def _read_trace(
                 else _left_reason(out, before, bounds)
             )
             out.left[k] = (before, why)
-            _undecided(out, tr.events[p:], why)
+            _undecided(out, tr.events[p:], why, HINT_CAPPED if capped else HINT_LEFT)
             tr.done = True
             return
         if e in tr.skip:
@@ -286,7 +305,7 @@ def _read_trace(
         if capped:
             why = f"the run reached its bound of {bounds.states} distinct states first"
             out.left[k] = (e, why)
-            _undecided(out, tr.events[p:], why)
+            _undecided(out, tr.events[p:], why, HINT_CAPPED)
             tr.done = True
             return
         if j in seen.shown or quiet[e - 1]:
@@ -294,7 +313,7 @@ def _read_trace(
         else:
             # The trace does not say what happened since its previous event: a pre-state the
             # spec does not reach within the gap's bound decides nothing about the action.
-            out.events[e] = EventResult("undecided", _unbridged(p, bounds))
+            out.events[e] = EventResult("undecided", _unbridged(p, bounds), hint=HINT_UNBRIDGED)
         tr.skip.add(e)
         tr.fresh.add(e)
         return
@@ -320,16 +339,18 @@ def _left_reason(out: Followed, before: int, bounds: Bounds) -> str:
     )
 
 
-def _undecided(out: Followed, events: list[int], why: str) -> None:
+def _undecided(out: Followed, events: list[int], why: str, hint: str = "") -> None:
     for e in events:
         if e not in out.events:
-            out.events[e] = EventResult("undecided", why)
+            out.events[e] = EventResult("undecided", why, hint=hint or why)
 
 
-def _give_up(out: Followed, tr: _Trace, why: str, verdict: WindowVerdict = "undecided") -> None:
+def _give_up(
+    out: Followed, tr: _Trace, why: str, verdict: WindowVerdict = "undecided", hint: str = ""
+) -> None:
     for e in tr.events:
         if verdict == "error" or e not in out.events:
-            out.events[e] = EventResult(verdict, why)
+            out.events[e] = EventResult(verdict, why, hint=hint or why)
     tr.done = True
 
 
@@ -365,7 +386,7 @@ def _failed_run(
             if e in tr.skip:
                 # The error is on the way past an event already skipped: the trace ends here.
                 out.left[chosen[t - 1]] = (e, f"TLC could not evaluate the spec there: {reason}")
-                _undecided(out, tr.events[i:], f"the spec left the trace: {reason}")
+                _undecided(out, tr.events[i:], f"the spec left the trace: {reason}", HINT_LEFT)
                 # Events before it that the aborted run did not print: nothing decided them.
                 _undecided(out, tr.events[:i], f"not decided: TLC stopped at event {e} first")
                 tr.done = True
