@@ -299,6 +299,9 @@ class FairCount(TypedDict):
     checked: int
     accepted: int
     errors: int
+    # Those varying the action's own windows (not the safety ones, which sit at other actions'
+    # windows too) that no run evaluated: an evaluation error, a stopped run.
+    unevaluated: int
     examples: list[FairExample]
 
 

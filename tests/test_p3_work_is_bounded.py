@@ -27,6 +27,9 @@ def test_an_expensive_spec_reaches_the_work_bound_and_gets_a_verdict():
     assert undecided and all("work bound of 4 CPU seconds" in w.reason for w in undecided)
     assert {w.verdict for w in outcome.windows} <= {"pass", "undecided"}
     assert outcome.score == 0
+    # The passes printed before the stop earn nothing: the action's negatives were not read.
+    for row in outcome.details["per_action"].values():
+        assert row["passed"] < row["total"] or "could not be shown" in row["specificity_failure"]
 
 
 def test_the_same_spec_with_room_finishes_every_window():

@@ -21,7 +21,7 @@ REFUSAL = (
 SPECIFICITY = {
     "checked": 60,
     "wrongly_accepted": 4,
-    "fair": {"checked": 36, "accepted": 4, "errors": 0, "examples": []},
+    "fair": {"checked": 36, "accepted": 4, "errors": 0, "unevaluated": 0, "examples": []},
     "by_family": {},
 }
 

@@ -207,6 +207,8 @@ def _one_run(
         # The spec's own cost: what the run printed before it was stopped still decides (a
         # printed step was taken), the rest is undecided, and nothing runs again.
         _passes_before_the_error(run, plan.nonce, state, chosen, local, out)
+        accepted = _numbers(run.output, plan.nonce, "n")
+        out.accepted |= {k for j, (_, _, k) in enumerate(mine, 1) if j in accepted}
         for k in chosen:
             _give_up(out, state[k], work_bound_reason(budget), hint=HINT_WORK)
         out.work_bound_reached = True
