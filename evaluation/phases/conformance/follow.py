@@ -206,7 +206,7 @@ def _one_run(
     if run.work_exceeded:
         # The spec's own cost: what the run printed before it was stopped still decides (a
         # printed step was taken), the rest is undecided, and nothing runs again.
-        _passes_before_the_error(run, plan.nonce, state, chosen, local, out)
+        _passes_before_the_error(run, plan.nonce, state, chosen, renumber, out)
         accepted = _numbers(run.output, plan.nonce, "n")
         out.accepted |= {k for j, (_, _, k) in enumerate(mine, 1) if j in accepted}
         for k in chosen:
@@ -377,7 +377,8 @@ def _failed_run(
     problem = runner._setup_problem(run)
     if problem:
         raise SetupError(problem.replace(plan.nonce, ""), run.messages)
-    _passes_before_the_error(run, plan.nonce, state, chosen, local, out)
+    renumber = {e: j for j, e in enumerate(local, 1)}
+    _passes_before_the_error(run, plan.nonce, state, chosen, renumber, out)
     blamed = _blamed(run, plan.nonce)
     reason = error_text(run, plan.nonce)
     if blamed is not None:
@@ -413,14 +414,13 @@ def _passes_before_the_error(
     nonce: str,
     state: list[_Trace],
     chosen: list[int],
-    local: list[int],
+    renumber: dict[int, int],
     out: Followed,
 ) -> None:
     """A run that stopped with an error still printed, before it, the events some state took:
     each such line is a step the spec took from a state consistent with the trace, so a pass
     (an errored run read no further proves nothing else)."""
     taken = _numbers(run.output, nonce, "v")
-    renumber = {e: j for j, e in enumerate(local, 1)}
     for k in chosen:
         for e in state[k].events:
             if renumber[e] in taken and e not in out.events:

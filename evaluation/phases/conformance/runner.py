@@ -12,6 +12,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from evaluation.inputs.budgets import ConformanceBudget
 from evaluation.phases._common import raise_if_timed_out, safety_net_reached
 from evaluation.phases.conformance import generator as gen
 from evaluation.results import WindowVerdict
@@ -71,7 +72,7 @@ class Budget:
     runs: int = 0
     # The work bound on what TLC cannot count (budgets.ConformanceBudget.work_cpu_seconds):
     # the CPU seconds all of the check's runs may spend, and what they have spent.
-    work_cpu_seconds: float = 300.0
+    work_cpu_seconds: float = ConformanceBudget.work_cpu_seconds
     cpu_spent: float = 0.0
 
     def work_left(self) -> float:
