@@ -417,7 +417,6 @@ class FollowBounds(TypedDict):
     max_states_per_run: int
     largest_run_states: int
     work_cpu_seconds: float
-    cpu_seconds_spent: float
     work_bound_reached: bool
 
 

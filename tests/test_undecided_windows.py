@@ -7,6 +7,7 @@ import pytest
 
 from evaluation.inputs.contracts import parse_adapter
 from evaluation.phases.conformance import check_conformance
+from evaluation.phases.conformance.follow import HINT_UNBRIDGED
 from tests.conformance_support import hidden_counter_windows, spec_with_hidden_counter, spin
 
 pytestmark = pytest.mark.tla
@@ -22,7 +23,7 @@ def test_unbuildable_pre_states_are_undecided_with_a_hint_and_do_not_pass():
     assert outcome.score == 0.5
     undecided = [w for w in outcome.windows if w.verdict == "undecided"]
     assert "shows this event's pre-state" in undecided[0].reason
-    assert undecided[0].detail["hint"] == undecided[0].reason
+    assert undecided[0].detail["hint"] == HINT_UNBRIDGED
     assert outcome.details["undecided"] == 6
 
 

@@ -214,7 +214,6 @@ def _check(
             "max_states_per_run": bounds.states,
             "largest_run_states": followed.distinct,
             "work_cpu_seconds": budget.work_cpu_seconds,
-            "cpu_seconds_spent": round(budget.cpu_spent, 1),
             "work_bound_reached": followed.work_bound_reached,
         },
         "tlc_runs": budget.runs,
