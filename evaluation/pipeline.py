@@ -63,7 +63,10 @@ from evaluation.windows.window import Window
 # 3.1.0 ("Following a trace" in docs/ARCHITECTURE.md, issue 34): P3 follows each trace from
 # Init instead of checking each window from candidate pre-states; a window's verdict is
 # decided from the states the spec reached by following its trace's history.
-SCORER_VERSION = "3.1.0"
+# 3.2.0: after an event the spec can neither take nor resynchronise at, P3 picks the trace up
+# again at a later event whose pre-state the spec's own steps reach (the events between stay
+# undecided); P4 counts what P3's passed events show the spec reaching as reached behaviour.
+SCORER_VERSION = "3.2.0"
 
 
 class PhaseCrashed(RuntimeError):
