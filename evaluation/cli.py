@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from evaluation import pipeline
+from evaluation import pipeline, scoring
 from evaluation.inputs.contracts import (
     TASKS_DATA_DIR,
     Adapter,
@@ -54,7 +54,7 @@ from evaluation.windows.window import Window
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
 
-PHASES = pipeline.PHASES
+PHASES = scoring.PHASES
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 3

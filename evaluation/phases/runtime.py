@@ -124,11 +124,7 @@ def check_runtime(
     module: str = listing.module or field(contract, "module", None) or "Spec"
     adapter = _adapter(adapter, contract, cfg_text, parsed)
     settings = _settings(contract, adapter, listing, spec_text)
-    details: RuntimeDetails = {
-        "module": module,
-        "rule": "BFS, 1 worker, level/state-bounded",
-        **settings,
-    }
+    details = _details(module, settings)
     refused = sandbox.precheck_spec(parsed, field(contract, "extends_allowed", None), module)
     if refused or listing.module is None:
         details["error"] = "; ".join(refused) or "no MODULE header"
@@ -425,6 +421,22 @@ def _adapter(
 
 def _bare_adapter() -> Adapter:
     return Adapter(variables={}, actions={}, identity=True)
+
+
+def _details(module: str, settings: RuntimeSettings) -> RuntimeDetails:
+    # Key by key: a TypedDict spread (`**settings`) cannot be checked against the optional keys.
+    return {
+        "module": module,
+        "rule": "BFS, 1 worker, level/state-bounded",
+        "depth": settings["depth"],
+        "max_states": settings["max_states"],
+        "seed": settings["seed"],
+        "deadlock": settings["deadlock"],
+        "constants": settings["constants"],
+        "model_values": settings["model_values"],
+        "init": settings["init"],
+        "next": settings["next"],
+    }
 
 
 def _settings(

@@ -25,12 +25,12 @@ from evaluation.details import BlockingConjunct, SettingConjunct
 from evaluation.inputs.adapter_check import identifiers
 from evaluation.phases.conformance import generator as gen
 from evaluation.phases.conformance.cases import Case
-from evaluation.phases.conformance.diagnose import json_value, read_tagged
+from evaluation.phases.conformance.diagnose import read_tagged
 from evaluation.phases.conformance.runner import Budget, run_module
 from evaluation.tla.parsed import ParsedSpec
 from evaluation.tla.reads import Reads
 from evaluation.tla.spectext import split_call, substitute
-from evaluation.tla.tlcvalue import to_json_like
+from evaluation.tla.tlcvalue import json_value, to_json_like
 from evaluation.tla.treesitter import text_of, walk
 
 MAX_DEPTH = 4  # definitions followed into from the action (a guard behind more is not named)
