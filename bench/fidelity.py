@@ -1,7 +1,9 @@
 """Score every spec of the fidelity corpus through all four phases and print the time and the
 verdicts of each (goal: under 5 minutes per spec on the project's 2-core machine).
 
-    .venv/bin/python bench/fidelity.py [--only NAME-SUBSTRING] [--json OUT]
+    .venv/bin/python bench/fidelity.py [--only NAME-SUBSTRING] [--json OUT] [--phases P ...]
+
+`--phases conformance` scores P3 alone (its time is printed per spec either way).
 """
 
 from __future__ import annotations
@@ -47,13 +49,15 @@ def summary(report) -> dict:
         if o.status == "error" or "error" in o.details:
             row["error"] = str(o.details.get("error") or o.details.get("reason"))[:400]
         phases[name] = row
-    return {"overall": round(report.overall, 4), "phases": phases}
+    overall = None if report.overall is None else round(report.overall, 4)
+    return {"overall": overall, "phases": phases}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--only", default="")
     parser.add_argument("--json")
+    parser.add_argument("--phases", nargs="*", help="score only these phases")
     args = parser.parse_args()
     results = {}
     for entry in CORPUS:
@@ -61,14 +65,16 @@ def main() -> None:
             continue
         started = time.monotonic()
         try:
-            report = score(entry)
+            report = score(entry, phases=args.phases) if args.phases else score(entry)
             row = summary(report)
         except Exception as exc:  # noqa: BLE001 - report and go on with the next spec
             row = {"crashed": f"{type(exc).__name__}: {exc}"}
         row["seconds"] = round(time.monotonic() - started, 1)
         row["adapter_lines"] = entry.adapter_lines()
         results[entry.name] = row
-        print(f"{entry.name:<28} {row['seconds']:>7.1f} s  overall {row.get('overall')}")
+        p3 = (row.get("phases") or {}).get("conformance", {}).get("seconds")
+        p3_text = f"P3 {p3:.1f} s" if isinstance(p3, int | float) else "P3 -"
+        print(f"{entry.name:<28} {row['seconds']:>7.1f} s  {p3_text}  overall {row.get('overall')}")
         print("    " + json.dumps(row.get("phases") or row, default=str))
         sys.stdout.flush()
     if args.json:

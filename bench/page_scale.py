@@ -99,15 +99,17 @@ def build(n_models: int, n_runs: int, n_windows: int, lean: bool = False) -> dic
                     phase_result=result, action=ACTIONS[w % 4], trace_id=f"trace_{w % 3}",
                     window_id=f"w{w}", actor="1", pre_state={"lockState": "unlocked"},
                     post_state={"lockState": "locked"}, verdict="fail" if failing else "pass",
+                    credit="failed" if failing else "credited",
                     detail={"closest": [{"successor": {"lockState": "unlocked"}, "differences": [
                         {"variable": "lockState", "trace": "locked", "spec": "unlocked"}]}]}
                     if failing else {}))  # fmt: skip
         if result.phase == "invariant":
             for name in ("MutualExclusion", "NoDeadlock"):
                 verdict = rng.choice(["holds", "violated"])
-                invariants.append(
-                    InvariantResult(phase_result=result, name=name, kind="safety", verdict=verdict)
-                )
+                credit = "credited" if verdict == "holds" else "failed"
+                invariants.append(InvariantResult(
+                    phase_result=result, name=name, kind="safety", verdict=verdict, credit=credit
+                ))  # fmt: skip
     ActionResult.objects.bulk_create(actions, batch_size=5000)
     WindowResult.objects.bulk_create(windows, batch_size=5000)
     InvariantResult.objects.bulk_create(invariants, batch_size=5000)

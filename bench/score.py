@@ -6,7 +6,7 @@
 
 For each task: cut the windows from the benchmark data (not timed; the job reads them from the
 database), then time `score_spec` on `tasks_data/<task>/reference/<module>.tla` exactly as the
-rq job runs it: P1 SANY, P2 TLC, P3 the batched window checks, P4 the invariants. Prints each
+rq job runs it: P1 SANY, P2 TLC, P3 following the traces, P4 the invariants. Prints each
 phase's wall and CPU time and score, the totals (median over --repeat), the goal on 2 cores
 (spin <= 20 s, etcd and locksvc <= 5 min; judged on wall time) and P4's verdict per invariant
 (`vacuous` / `not credited` for one that holds without credit). A task whose contract or

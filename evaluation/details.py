@@ -259,6 +259,7 @@ class WindowDetail(TypedDict, total=False):
     pre_differences: list[Difference]  # where the mappings of a built pre-state disagree
     hint: str  # undecided windows: what the adapter could add
     bound: str  # failing windows a pinned bound decided: which, and what lifts it
+    frontier_states: int  # failing windows: spec states at the event's position showing its pre
 
 
 class FamilyCount(TypedDict):
@@ -298,6 +299,9 @@ class FairCount(TypedDict):
     checked: int
     accepted: int
     errors: int
+    # Those varying the action's own windows (not the safety ones, which sit at other actions'
+    # windows too) that no run evaluated: an evaluation error, a stopped run.
+    unevaluated: int
     examples: list[FairExample]
 
 
@@ -359,6 +363,9 @@ class StateMapping(TypedDict):
 
     credited: list[str]
     refused: list[StateMappingRefusal]
+    # Since P3 follows traces (scorer 3.0) no state mapping builds a state: all are ignored.
+    ignored: NotRequired[list[str]]
+    note: NotRequired[str]
 
 
 class FailingWindow(TypedDict):
@@ -372,6 +379,47 @@ class FailingWindow(TypedDict):
     setting_conjuncts: NotRequired[list[SettingConjunct]]
 
 
+class FirstFailure(TypedDict):
+    window_id: str
+    position: int  # 1-based, in its trace
+    action: str
+    reason: str
+    states: int  # spec states at that position that show the event's pre-state
+    blocking_conjunct: NotRequired[BlockingConjunct]
+
+
+class LeftTrace(TypedDict):
+    window_id: str  # the last event the spec could not take and not resynchronise after
+    position: int
+    reason: str
+
+
+class TraceFollowed(TypedDict):
+    """How far P3 followed one trace (`phases/conformance/timeline.py`)."""
+
+    trace_id: str
+    events: int
+    passed: int
+    failed: int
+    undecided: int
+    errors: int
+    followed: int  # events taken before the first that was not
+    resynchronised_at: list[str]  # window ids of failed events the spec picked the trace up after
+    first_failure: NotRequired[FirstFailure]
+    left_trace_at: NotRequired[LeftTrace]
+
+
+class FollowBounds(TypedDict):
+    quiet_gap_steps: int
+    free_gap_steps: int
+    max_gap_steps: int
+    resync_steps: int
+    max_states_per_run: int
+    largest_run_states: int
+    work_cpu_seconds: float
+    work_bound_reached: bool
+
+
 class ConformanceDetails(CommonDetails):
     rule: str
     per_action: dict[str, PerActionRow]
@@ -383,6 +431,8 @@ class ConformanceDetails(CommonDetails):
     auxiliary_state: AuxiliaryState
     state_mapping: NotRequired[StateMapping]  # only when the adapter has state mappings
     failing_windows: list[FailingWindow]
+    traces: NotRequired[list[TraceFollowed]]
+    follow_bounds: NotRequired[FollowBounds]
     tlc_runs: int
 
 

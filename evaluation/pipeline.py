@@ -60,7 +60,10 @@ from evaluation.windows.window import Window
 # when the instance has one (both recorded); a task without traces counts P3 as 0 (no
 # renormalising); P4 credit follows P3's pass rates, needs every actor acting, and is withheld
 # when P3 did not run to the end; symmetric actors are probed with permuted windows.
-SCORER_VERSION = "3.0.0"
+# 3.1.0 ("Following a trace" in docs/ARCHITECTURE.md, issue 34): P3 follows each trace from
+# Init instead of checking each window from candidate pre-states; a window's verdict is
+# decided from the states the spec reached by following its trace's history.
+SCORER_VERSION = "3.1.0"
 
 
 class PhaseCrashed(RuntimeError):
@@ -335,16 +338,16 @@ def work_bounds(contract: Contract) -> dict[str, Any]:
             **{
                 key: contract.budget("conformance", key)
                 for key in (
-                    "depth",
+                    "gap_steps",
+                    "free_gap_steps",
+                    "max_gap_steps",
+                    "resync_steps",
                     "max_states",
-                    "guided_depth",
-                    "guided_max_states",
-                    "guided_slack",
+                    "work_cpu_seconds",
                     "seed",
                 )
             },
             "max_tlc_runs": conformance.runner.MAX_RUNS,
-            "cases_per_run": conformance.runner.CHUNK,
             "output_read_bytes": conformance.runner.READ_OUTPUT_BYTES,
         },
         "invariant": {

@@ -56,12 +56,6 @@ from evaluation.inputs.contracts import (
 # The public specs of a task (its reference and mutants), for the near-duplicate flag.
 from evaluation.inputs.references import public_specs
 
-# The reason prefixes of an invariant that holds but earns no credit (the run page marks it).
-from evaluation.phases.credit import NOT_CREDITED
-
-# The reason prefix of an invariant over state the adapter invents (the run page marks it).
-from evaluation.phases.invariants import NOT_MODELLED
-
 # Scoring a spec in-process: gating, the composite, the fingerprint.
 # What a release records of the scorer, and the windows hash the fingerprint records.
 from evaluation.pipeline import (
@@ -72,7 +66,9 @@ from evaluation.pipeline import (
     scorer_identity,
     windows_hash,
 )
-from evaluation.results import InfrastructureFailure, PhaseOutcome
+
+# What each window and invariant earns (the stored `credit` column; pages read it, not reasons).
+from evaluation.results import CREDITS, Credit, InfrastructureFailure, PhaseOutcome
 
 # The official phases, weights and cell rule (the board, the models and the scorer share them).
 from evaluation.scoring import (
@@ -122,6 +118,7 @@ from evaluation.windows.window import State, Window
 __all__ = [
     "ActionDetail",
     "Adapter",
+    "CREDITS",
     "CheckOutcome",
     "ConformanceDetails",
     "ContainerError",
@@ -129,6 +126,7 @@ __all__ = [
     "Contract",
     "ContractError",
     "CounterexampleState",
+    "Credit",
     "CutResult",
     "InfrastructureFailure",
     "InputError",
@@ -136,8 +134,6 @@ __all__ = [
     "ModelValue",
     "NEAR_DUPLICATE",
     "NOT_APPLICABLE",
-    "NOT_CREDITED",
-    "NOT_MODELLED",
     "OFFICIAL_WEIGHTS",
     "PHASES",
     "PHASE_WEIGHTS",

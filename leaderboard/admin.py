@@ -21,6 +21,7 @@ from leaderboard.models import (
     Rescore,
     ReviewError,
     Run,
+    RunEvent,
     Task,
     TraceCorpus,
     TraceWindow,
@@ -69,6 +70,18 @@ class PhaseResultInline(admin.TabularInline):
     model = PhaseResult
     extra = 0
     fields = ["phase", "status", "score", "duration_seconds", "started_at", "finished_at"]
+
+
+class RunEventInline(admin.TabularInline):
+    """The run's history as the job and the reaper recorded it: read-only, it is what happened."""
+
+    model = RunEvent
+    extra = 0
+    fields = readonly_fields = ("at", "attempt", "event", "reason")
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
 
 
 class ReviewForm(forms.Form):
@@ -162,7 +175,7 @@ class RunAdmin(BoardInvalidatingAdmin):
         "shape_sketch",
     ]
     date_hierarchy = "created_at"
-    inlines = [PhaseResultInline]
+    inlines = [PhaseResultInline, RunEventInline]
     actions = ["approve_runs", "reject_runs"]
 
     def save_formset(self, request: HttpRequest, form: Any, formset: Any, change: Any) -> None:
@@ -266,16 +279,18 @@ class ActionResultAdmin(admin.ModelAdmin):
 
 @admin.register(WindowResult)
 class WindowResultAdmin(admin.ModelAdmin):
-    list_display = ["id", "phase_result", "action", "trace_id", "window_id", "actor", "verdict"]
-    list_filter = ["verdict", "action"]
+    list_display = [
+        "id", "phase_result", "action", "trace_id", "window_id", "actor", "verdict", "credit"
+    ]  # fmt: skip
+    list_filter = ["verdict", "credit", "action"]
     search_fields = ["action", "trace_id", "window_id", "reason"]
     raw_id_fields = ["phase_result"]
 
 
 @admin.register(InvariantResult)
 class InvariantResultAdmin(admin.ModelAdmin):
-    list_display = ["id", "phase_result", "name", "kind", "verdict"]
-    list_filter = ["kind", "verdict"]
+    list_display = ["id", "phase_result", "name", "kind", "verdict", "credit"]
+    list_filter = ["kind", "verdict", "credit"]
     search_fields = ["name", "reason"]
     raw_id_fields = ["phase_result"]
 

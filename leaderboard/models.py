@@ -11,6 +11,8 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 from django.db import models
+from django.db.models import F, Value
+from django.db.models.functions import Concat
 from django.urls import reverse
 from django.utils import timezone
 
@@ -121,7 +123,7 @@ class ReviewError(ValueError):
     """A publish/approve/reject that the run's current state does not allow."""
 
 
-# How a re-queue ends its line on a run's log (leaderboard/scoring/jobs.py `requeue_attempt`).
+# How a re-queue says so on a run's log, in words (the RunEvent row's `event` is what is read).
 REQUEUED = "re-queued"
 
 
@@ -255,8 +257,20 @@ class Run(models.Model):
 
     def requeue_notes(self) -> list[str]:
         """Why earlier attempts were re-queued (a worker that died, a JVM killed from outside, a
-        lost database connection), from the run's log: what the run page tells the submitter."""
-        return [line.split(" ", 2)[-1] for line in self.log.splitlines() if line.endswith(REQUEUED)]
+        lost database connection), from the run's history: what the run page tells the
+        submitter."""
+        requeued = self.events.filter(event=RunEvent.Event.REQUEUED).order_by("at", "id")
+        return list(requeued.values_list("reason", flat=True))
+
+    def record(self, event: "RunEvent.Event", reason: str) -> None:
+        """One step of the run's history: a RunEvent row under the current attempt (what is
+        read), and the same words as a timestamped line on the text log (what maintainers see
+        on the run page). The log is an UPDATE of that column only, so it never overwrites
+        status fields another process may have changed."""
+        at = timezone.now()
+        RunEvent.objects.create(run=self, attempt=self.attempts, event=event, reason=reason, at=at)
+        line = f"{at.strftime('%Y-%m-%d %H:%M:%S')} {reason}\n"
+        Run.objects.filter(pk=self.pk).update(log=Concat(F("log"), Value(line)))
 
     def claim(self) -> bool:
         """QUEUED -> RUNNING with a conditional UPDATE; False when someone else has it."""
@@ -419,6 +433,35 @@ class Run(models.Model):
         )
 
 
+class RunEvent(models.Model):
+    """One step of a run's scoring history, by attempt (`Run.record`); the run page's re-queue
+    notes are these rows, not lines of the text log."""
+
+    class Event(models.TextChoices):
+        STARTED = "started", "Attempt started"
+        NEAR_DUPLICATE = "near_duplicate", "Flagged as a near-duplicate"
+        PHASE = "phase", "Phase finished"
+        FINISHED = "finished", "Finished"
+        FAILED = "failed", "Failed"
+        STOPPED = "stopped", "Attempt stopped"
+        REQUEUED = "requeued", "Re-queued"
+        # A line of a log written before these rows whose kind is not known (0013's migration).
+        NOTE = "note", "Note"
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="events")
+    attempt = models.PositiveSmallIntegerField()
+    event = models.CharField(max_length=16, choices=Event.choices)
+    reason = models.TextField(blank=True)
+    at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["run", "at", "id"]
+        indexes = [models.Index(fields=["run", "event"], name="leaderboard_run_id_evt_idx")]
+
+    def __str__(self) -> str:
+        return f"run {self.run_id} attempt {self.attempt}: {self.event}"
+
+
 class PhaseResult(models.Model):
     class Status(models.TextChoices):
         RAN = "ran", "Ran"
@@ -475,6 +518,25 @@ class ActionResult(models.Model):
         return self.passed / self.total if self.total else None
 
 
+class Credit(models.TextChoices):
+    """What a stored window, action or invariant earns: the scorer's `Credit`
+    (evaluation/results.py), the same values; pages, exports and the API read it, and never
+    the reason's wording."""
+
+    CREDITED = "credited", "Credited"
+    FAILED = "failed", "Failed"
+    UNDECIDED = "undecided", "Undecided"
+    VACUOUS = "vacuous", "Vacuous"
+    UNSPECIFIC = "unspecific", "Not credited"
+    NOT_MODELLED = "not_modelled", "Not modelled by the spec"
+    ABSENT = "absent", "Not checked"
+    ERROR = "error", "Error"
+
+
+# A stored invariant that holds without earning its point (the run page marks it).
+NOT_CREDITED = (Credit.VACUOUS, Credit.UNSPECIFIC)
+
+
 class WindowResult(models.Model):
     class Verdict(models.TextChoices):
         PASS = "pass", "Pass"
@@ -494,7 +556,8 @@ class WindowResult(models.Model):
     post_state = models.JSONField(default=dict)
     input = models.JSONField(null=True, blank=True)
     verdict = models.CharField(max_length=10, choices=Verdict.choices)
-    reason = models.TextField(blank=True)
+    credit = models.CharField(max_length=12, choices=Credit.choices)
+    reason = models.TextField(blank=True)  # for the reader; nothing parses it
     detail = models.JSONField(default=dict, blank=True)
 
     class Meta:
@@ -522,7 +585,8 @@ class InvariantResult(models.Model):
     name = models.CharField(max_length=100)
     kind = models.CharField(max_length=10, choices=Kind.choices)
     verdict = models.CharField(max_length=10, choices=Verdict.choices)
-    reason = models.TextField(blank=True)
+    credit = models.CharField(max_length=12, choices=Credit.choices)
+    reason = models.TextField(blank=True)  # for the reader; nothing parses it
     counterexample = models.JSONField(default=list, blank=True)
 
     class Meta:

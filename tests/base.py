@@ -7,6 +7,7 @@ pytest function with the `db` fixture) so that fixtures read the same everywhere
 from django.contrib.auth import get_user_model
 from django.test import TestCase
 
+from evaluation.results import credit_of
 from leaderboard.models import (
     ModelUnderTest,
     PhaseResult,
@@ -86,6 +87,7 @@ def make_window_result(phase_result, action="AcquireLock", verdict="fail", **fie
         "post_state": {"lockState": "locked", "pc": {"0": "idle", "1": "locked"}},
     }
     defaults.update(fields)
+    defaults.setdefault("credit", credit_of(verdict))
     return WindowResult.objects.create(
         phase_result=phase_result, action=action, verdict=verdict, **defaults
     )
@@ -94,9 +96,20 @@ def make_window_result(phase_result, action="AcquireLock", verdict="fail", **fie
 def make_invariant_result(phase_result, name, verdict="holds", kind="safety", **fields):
     from leaderboard.models import InvariantResult
 
+    """An invariant's row; its credit is its verdict's unless `credit=` says which rule decided."""
+    fields.setdefault("credit", credit_of(verdict))
     return InvariantResult.objects.create(
         phase_result=phase_result, name=name, verdict=verdict, kind=kind, **fields
     )
+
+
+def make_run_event(run, event, reason, attempt=None, **fields):
+    """One step of a run's history (`Run.record` writes these), under the run's attempt unless
+    `attempt=` says which."""
+    from leaderboard.models import RunEvent
+
+    attempt = run.attempts if attempt is None else attempt
+    return RunEvent.objects.create(run=run, attempt=attempt, event=event, reason=reason, **fields)
 
 
 class WorldTestCase(TestCase):

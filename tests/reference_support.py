@@ -108,11 +108,18 @@ def safety_verdicts(spec_text: str, contract) -> dict[str, str]:
     return {i.name: i.verdict for i in outcome.invariants if i.kind == "safety"}
 
 
-def mutant_rates(slug: str, mutant: str, contract, windows) -> dict[str, tuple[int, int]]:
-    """Per-action rates of a mutant, which must have lost some window."""
+def mutant_failures(slug: str, mutant: str, contract, windows) -> dict[str, int]:
+    """Per action, the windows a mutant fails. P3 follows each trace, so after the first
+    window its defect touches a trace may be left for good: the windows the mutant then cannot
+    reach are undecided, never failed, and no window may be an error."""
     outcome = conformance(read_reference(slug, f"mutants/{mutant}.tla"), contract, windows)
     assert outcome.score < 1
-    return rates(outcome)
+    assert {w.verdict for w in outcome.windows} <= {"pass", "fail", "undecided"}
+    failures: dict[str, int] = {}
+    for w in outcome.windows:
+        if w.verdict == "fail":
+            failures[w.action] = failures.get(w.action, 0) + 1
+    return failures
 
 
 # --- tests shared by the Raft tasks (etcd, redisraft) ---------------------------------------

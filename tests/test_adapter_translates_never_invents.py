@@ -93,6 +93,7 @@ def test_invariants_over_state_the_adapter_invents_cannot_pass():
     verdicts = {i.name: i for i in outcome.invariants}
     assert outcome.details["not_modelled"] == {"callType": invented}
     assert verdicts["BlockingVsNonBlockingSemantics"].verdict == "error"
+    assert verdicts["BlockingVsNonBlockingSemantics"].credit == "not_modelled"
     assert "not modelled by the spec" in verdicts["BlockingVsNonBlockingSemantics"].reason
     # Invariants that read only modelled state keep TLC's verdict.
     assert verdicts["MutualExclusion"].verdict == "holds"

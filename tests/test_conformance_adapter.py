@@ -1,5 +1,5 @@
 """A spec with its own variable and action names scores through an adapter; without a TypeOK
-its auxiliary state comes from the explored reachable states."""
+its auxiliary state comes from following each trace from the spec's own Init."""
 
 import pytest
 
@@ -44,9 +44,10 @@ def test_renamed_spec_scores_through_the_adapter():
     outcome = check_conformance(RENAMED, spin(), windows, parse_adapter(ADAPTER, spin()))
     assert outcome.score == 1.0, outcome.details.get("failing_windows", [])[:2]
     assert {w.verdict for w in outcome.windows} == {"pass"}
-    assert outcome.details["auxiliary_state"]["rule"] == "explored"
-    # Every window's pre-state projects from exactly one explored state of this spec.
-    assert {w.detail["pre_state_candidates"] for w in outcome.windows} == {1}
+    assert outcome.details["auxiliary_state"]["rule"] == "followed"
+    # Every trace was followed to its end: none is left, none stopped at a bound.
+    assert outcome.details["follow_bounds"]["work_bound_reached"] is False
+    assert all(row["followed"] == row["events"] for row in outcome.details["traces"])
 
 
 def test_adapter_that_maps_the_wrong_actions_fails_them():

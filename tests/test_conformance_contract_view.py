@@ -36,6 +36,32 @@ def _variant(window, suffix, edit):
     return out
 
 
+def _followed(windows, probes):
+    """Each probe as the last event of its own copy of the trace it comes from: P3 follows a
+    trace from Init, so a window is decided only after the events before it."""
+    out = []
+    for probe in probes:
+        trace = probe["trace_id"]
+        original = probe["window_id"].split("#")[0]
+        history = []
+        for w in windows:
+            if w["trace_id"] == trace and w["window_id"] == original:
+                break
+            if w["trace_id"] == trace:
+                history.append(w)
+        copy_id = f"{trace}/{probe['window_id']}"
+        for w in [*history, probe]:
+            out.append({**w, "trace_id": copy_id, "window_id": f"{copy_id}/{w['window_id']}"})
+    return out
+
+
+def _verdicts_of_probes(contract, windows, probes):
+    outcome = _check(contract, _followed(windows, probes))
+    ends = [f"{p['trace_id']}/{p['window_id']}/{p['window_id']}" for p in probes]
+    by_id = {w.window_id: w for w in outcome.windows}
+    return [by_id[e] for e in ends]
+
+
 def test_the_hidden_register_is_not_compared_and_the_mailbox_still_is(locksvc):
     contract, windows = locksvc
     request = next(
@@ -48,9 +74,9 @@ def test_the_hidden_register_is_not_compared_and_the_mailbox_still_is(locksvc):
     msg_changed = _variant(request, "#msg", lambda w: w["post_state"]["msg"].update({"0": other}))
     # A request that never reaches the server's mailbox: the view shows the mailbox as it is.
     lost = _variant(request, "#lost", lambda w: w["post_state"]["network"]["0"].pop())
-    outcome = _check(contract, [request, msg_changed, lost])
-    assert [w.verdict for w in outcome.windows] == ["pass", "pass", "fail"]
-    assert "network[0]" in outcome.windows[2].reason
+    got = _verdicts_of_probes(contract, windows, [request, msg_changed, lost])
+    assert [w.verdict for w in got] == ["pass", "pass", "fail"]
+    assert "network[0]" in got[2].reason
 
 
 def test_the_server_label_is_not_compared(locksvc):
@@ -59,8 +85,8 @@ def test_the_server_label_is_not_compared(locksvc):
     label = _variant(
         grant, "#label", lambda w: w["post_state"]["pc"].update({"0": "serverReceive"})
     )
-    outcome = _check(contract, [grant, label])
-    assert [w.verdict for w in outcome.windows] == ["pass", "pass"]
+    got = _verdicts_of_probes(contract, windows, [grant, label])
+    assert [w.verdict for w in got] == ["pass", "pass"]
 
 
 def test_a_window_without_what_a_view_reads_is_an_error(locksvc):

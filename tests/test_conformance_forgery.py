@@ -36,4 +36,4 @@ def test_forged_tags_and_messages_do_not_change_verdicts():
     forged = check_conformance(forging(spin_spec("wrong_post_state")), spin(), windows)
     assert "fail" in verdicts(honest).values()
     assert verdicts(forged) == verdicts(honest)
-    assert forged.score == honest.score == 0.5
+    assert forged.score == honest.score < 1

@@ -25,18 +25,17 @@ def test_reference_scores_one_on_every_window(outcomes):
     assert first.details["pooled_rate"] == 1.0
 
 
-def test_reference_is_specific_and_reports_aux_freedom(outcomes):
+def test_reference_is_specific_and_follows_every_trace(outcomes):
     _, (first, _) = outcomes
     for action in first.actions:
         spec = action.detail["specificity"]
         assert spec["checked"] > 0
         assert spec["wrongly_accepted"] == 0
-    assert first.details["auxiliary_state"]["rule"] == "explored"
-    # callType is unobserved: the reachable states fix it but for the thread holding the lock,
-    # which took it by lock() or by try_lock(): two pre-states, and each must pass.
-    for w in first.windows:
-        held = "locked" in w.pre_state["pc"].values()
-        assert w.detail["pre_state_candidates"] == (2 if held else 1), w.window_id
+    assert first.details["auxiliary_state"]["rule"] == "followed"
+    # Every trace followed from Init to its last event.
+    traces = first.details["traces"]
+    assert sum(t["events"] for t in traces) == len(first.windows)
+    assert all(t["followed"] == t["events"] and "left_trace_at" not in t for t in traces)
 
 
 def test_same_input_twice_gives_identical_outcome(outcomes):

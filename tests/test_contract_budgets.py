@@ -87,7 +87,14 @@ def test_every_task_contract_loads_with_typed_budgets():
 
 WORK_BOUNDS = {
     "runtime": ("depth", "max_states"),
-    "conformance": ("depth", "max_states", "guided_depth", "guided_max_states", "guided_slack"),
+    "conformance": (
+        "gap_steps",
+        "free_gap_steps",
+        "max_gap_steps",
+        "resync_steps",
+        "max_states",
+        "work_cpu_seconds",
+    ),
 }
 
 

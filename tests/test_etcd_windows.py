@@ -1,25 +1,34 @@
-"""etcd windows: the official corpus, the upstream trace and bad input, counted from the data.
+"""etcd windows: the fork's windows-only corpus, the upstream trace and bad input, counted from
+the data (the contract reads our harness traces: tests/test_etcd_harness_corpus.py).
 
-Measured counts: the official corpus (node-first action_windows.jsonl + ai_spec_1 per-spec files)
-gives HandleAppendEntries 154, ClientProposal 29, ElectionTimeout 11, HandleVoteRequest 21 and no
-HandleHeartbeat; the upstream trace (etcd-io/raft tla/example.ndjson) gives 927 windows:
-HandleAppendEntries 543, HandleHeartbeat 264, ClientProposal 115, HandleVoteRequest 4,
-ElectionTimeout 1.
+Measured counts: the fork's windows (node-first action_windows.jsonl + ai_spec_1 per-spec files,
+the contract's corpus until cutter version 4) give HandleAppendEntries 154, ClientProposal 29,
+ElectionTimeout 11, HandleVoteRequest 21 and no HandleHeartbeat; the upstream trace (etcd-io/raft
+tla/example.ndjson) gives 927 windows: HandleAppendEntries 543, HandleHeartbeat 264,
+ClientProposal 115, HandleVoteRequest 4, ElectionTimeout 1.
 """
 
 import json
 import re
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from django.conf import settings
 
-from evaluation.inputs.contracts import load_contract
+from evaluation.inputs.contracts import Traces, load_contract
 from evaluation.windows import WindowFormatError, cut_with_summary
 from evaluation.windows.etcd import cut_file
 
 UPSTREAM = Path("traces") / "etcd" / "upstream-example.ndjson"
+# The fork's windows-only scenarios (8-17 events missing between windows), still read by the cutter.
+FORK = (
+    "windows/etcd/action_windows.jsonl",
+    "windows/etcd/ai_spec_1/windows_ClientProposal.ndjson",
+    "windows/etcd/ai_spec_1/windows_ElectionTimeout.ndjson",
+    "windows/etcd/ai_spec_1/windows_HandleVoteRequest.ndjson",
+)
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +38,8 @@ def contract():
 
 @pytest.fixture(scope="module")
 def summary(contract):
-    return cut_with_summary(contract, settings.SYSMOBENCH_DATA_DIR)
+    fork = replace(contract, traces=Traces("etcd", FORK, "data"))
+    return cut_with_summary(fork, settings.SYSMOBENCH_DATA_DIR)
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +57,7 @@ def _nulls(value) -> bool:
     return False
 
 
-def test_official_corpus_counts_per_target_action(summary):
+def test_fork_windows_counts_per_target_action(summary):
     assert summary.actions == {
         "HandleAppendEntries": 154,
         "ClientProposal": 29,
@@ -59,7 +69,7 @@ def test_official_corpus_counts_per_target_action(summary):
 
 
 def test_node_first_windows_become_var_first_with_string_ids(summary):
-    first = summary.windows[0]
+    first = next(w for w in summary.windows if w["window_id"] == "etcd/action_windows.jsonl:1")
     assert first["window_id"] == "etcd/action_windows.jsonl:1"
     assert (first["trace_id"], first["event"], first["actor"]) == (
         "check_quorum",
@@ -340,3 +350,49 @@ def test_upstream_log_the_replay_cannot_explain_is_refused(tmp_path):
     path = _write(tmp_path, "t.ndjson", lines)
     with pytest.raises(WindowFormatError, match=rf"^{re.escape(str(path))}:7: the MsgApp replay"):
         cut_file(path)
+
+
+def test_a_scenario_from_several_files_is_one_trace_in_the_order_of_the_run(summary):
+    # The per-spec files' windows of a scenario are merged into its node-first windows
+    # (windows/interleave.py): each event starts where the one before it left the cluster, up
+    # to what the logs do not record (a term update, a message received unlogged).
+    trace = [w for w in summary.windows if w["trace_id"] == "leader_change"]
+    actions = [w["action"] for w in trace]
+    assert actions[:4] == [
+        "ElectionTimeout",
+        "HandleVoteRequest",
+        "HandleVoteRequest",
+        "HandleAppendEntries",
+    ]
+    files = [w["window_id"].split(":")[0] for w in trace]
+    for name in set(files):
+        lines = [
+            int(w["window_id"].split(":")[1]) for w in trace if w["window_id"].startswith(name)
+        ]
+        assert lines == sorted(lines)  # each file's own order is kept
+    terms = [max(w["pre_state"]["currentTerm"].values()) for w in trace]
+    assert terms == sorted(terms)
+
+
+def test_upstream_windows_come_in_the_order_of_the_events_that_opened_them(tmp_path):
+    # Node 2's append shows its result only at node 2's next event (line 9); the leader's
+    # proposal (line 7) comes after the append in the log, so after it in the trace, and it
+    # shows node 2 as the append left it: P3 follows the windows in this order.
+    lines = [
+        *_two_nodes_and_a_leader(),
+        _zap("ReceiveAppendEntriesRequest", "2", 0, 0, msg=_app(0, 1)),
+        _zap("Replicate", "1", 1, 1, vote="1", role="StateLeader"),
+        _zap("Ready", "1", 1, 2, vote="1", role="StateLeader"),
+        _zap("SendAppendEntriesResponse", "2", 1, 1),
+    ]
+    windows = cut_file(_write(tmp_path, "t.ndjson", lines))
+    assert [(w["action"], w["window_id"].rsplit(":")[-1]) for w in windows] == [
+        ("ClientProposal", "4"),
+        ("HandleAppendEntries", "6"),
+        ("ClientProposal", "7"),
+    ]
+    append, proposal = windows[1], windows[2]
+    for var in ("currentTerm", "logLen", "logLastTerm"):
+        assert proposal["pre_state"][var]["2"] == append["post_state"][var]["2"], var
+        assert proposal["post_state"][var]["2"] == append["post_state"][var]["2"], var
+    assert proposal["post_state"]["logLen"]["1"] == 2

@@ -16,7 +16,7 @@ from django.conf import settings
 from config.env import ImproperlyConfiguredEnv, env_path
 from evaluation import cli
 from evaluation.inputs.contracts import load_contract
-from evaluation.phases import conformance, credit, heldout
+from evaluation.phases import conformance, heldout
 from evaluation.pipeline import score_spec
 from evaluation.textreport import render
 from evaluation.windows import cut_windows
@@ -131,11 +131,16 @@ def test_a_lookup_table_of_the_public_windows_is_flagged_and_gets_only_p1_and_p2
     table = lookup_table_spec(spin, with_permutations(public, THREADS), callers)
     report = score_spec(table, spin, public, heldout_windows=cut_heldout(spin, held_folder))
     p3 = report.outcomes["conformance"]
-    assert p3.details["public"]["pooled_rate"] > 0.9  # it fits the public windows
-    assert p3.details["fits_public"]["flagged"] is True
+    # Followed from Init, the table explains the public traces only as far as P3's work bound
+    # lets it (its thousands of rows are evaluated in every state): where it fits them, the
+    # run is flagged; either way the held-out set gives it nothing.
+    public_rate = p3.details["public"]["pooled_rate"]
+    heldout_rate = p3.details["heldout"]["pooled_rate"]
+    assert public_rate > heldout_rate
+    if public_rate - heldout_rate > 0.25:
+        assert p3.details["fits_public"]["flagged"] is True
     assert p3.score == p3.details["heldout"]["score"] == 0
     assert report.outcomes["invariant"].score == 0
-    assert report.outcomes["invariant"].details["credit"]["withheld"].startswith(credit.UNSPECIFIC)
     assert report.overall <= ONLY_P1_P2
 
 

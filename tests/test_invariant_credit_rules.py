@@ -7,7 +7,7 @@ from django.conf import settings
 from evaluation.inputs.contracts import load_contract
 from evaluation.phases import credit, reach
 from evaluation.phases.conformance.vocab import schema_vocab
-from evaluation.results import InvariantOutcome, PhaseOutcome
+from evaluation.results import InvariantOutcome, PhaseOutcome, credit_of
 from evaluation.windows import cut_windows
 from tests.conformance_support import spin, spin_windows
 
@@ -64,7 +64,7 @@ def test_targets_reach_into_records_and_sequences_by_the_corpus_paths():
 
 
 def _p4(*verdicts):
-    invariants = [InvariantOutcome(name, "safety", v) for name, v in verdicts]
+    invariants = [InvariantOutcome(name, "safety", v, credit=credit_of(v)) for name, v in verdicts]
     holds = sum(1 for _, v in verdicts if v == "holds")
     return PhaseOutcome("invariant", "ran", holds / len(verdicts), invariants=invariants)
 
@@ -97,14 +97,15 @@ def test_vacuity_names_what_the_spec_never_reaches():
     locked = next(t for t in plan.all_of["MutualExclusion"] if not t.moves)
     moves = next(t for t in plan.all_of["MutualExclusion"] if t.moves)
     measured = reach.Reach(reached={moves}, unreached={locked}, region="within P2's bound")
-    reason = credit._vacuity("MutualExclusion", plan, measured)
-    assert reason == (
-        'vacuous: within P2\'s bound the spec never reaches a state where pc takes "locked"'
+    assert credit._vacuity("MutualExclusion", plan, measured) == (
+        "vacuous",
+        'vacuous: within P2\'s bound the spec never reaches a state where pc takes "locked"',
     )
     measured = reach.Reach(reached={moves, locked})
-    assert credit._vacuity("MutualExclusion", plan, measured) == ""
+    assert credit._vacuity("MutualExclusion", plan, measured) is None
     unknown = reach.Reach(reached={moves}, undetermined="the time budget ran out")
-    assert credit._vacuity("MutualExclusion", plan, unknown).startswith(credit.UNSPECIFIC)
+    withdrawal = credit._vacuity("MutualExclusion", plan, unknown)
+    assert withdrawal is not None and withdrawal.credit == "unspecific"
 
 
 def test_only_invariants_that_hold_are_looked_at():

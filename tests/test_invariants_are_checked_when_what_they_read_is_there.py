@@ -52,6 +52,7 @@ def test_only_the_invariants_reading_a_missing_variable_are_lost():
     verdicts = {o.name: o for o in p4.invariants}
     for name in reading:
         assert verdicts[name].verdict == "error"
+        assert verdicts[name].credit == "absent"
         assert verdicts[name].reason.startswith(f"{ABSENT}: it reads callType")
         assert "map it in an adapter" in verdicts[name].reason
     others = set(verdicts) - reading
@@ -66,7 +67,11 @@ class RunPageExplainsAMissingVariable(WorldTestCase):
         run = make_run(self.model_a, self.spin)
         p4 = make_phase_result(run, "invariant", 0.5, details={"absent": ["callType"]})
         make_invariant_result(
-            p4, "TryLockNoSpinning", verdict="error", reason=f"{ABSENT}: it reads callType"
+            p4,
+            "TryLockNoSpinning",
+            verdict="error",
+            credit="absent",
+            reason=f"{ABSENT}: it reads callType",
         )
         page = self.client.get(reverse("run_detail", args=[run.pk]))
         self.assertContains(page, 'id="absent-note"')

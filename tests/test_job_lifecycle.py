@@ -140,14 +140,17 @@ def test_saving_a_phase_twice_overwrites_it_and_its_rows():
         "ran",
         0.5,
         invariants=[
-            InvariantOutcome("A", "safety", "holds"),
-            InvariantOutcome("B", "safety", "violated", "x", [{"step": 1}]),
+            InvariantOutcome("A", "safety", "holds", credit="credited"),
+            InvariantOutcome("B", "safety", "violated", "x", [{"step": 1}], credit="failed"),
         ],
         actions=[ActionOutcome("Act", 1, 2)],
     )
     save_phase(run, first)
     again = PhaseOutcome(
-        "invariant", "ran", 1.0, invariants=[InvariantOutcome("A", "safety", "holds")]
+        "invariant",
+        "ran",
+        1.0,
+        invariants=[InvariantOutcome("A", "safety", "holds", credit="credited")],
     )
     result = save_phase(run, again)
     assert PhaseResult.objects.filter(run=run).count() == 1

@@ -68,15 +68,26 @@ def test_a_constant_too_deep_to_read_leaves_no_p4_credit():
     assert report.overall <= ONLY_P1_P2
 
 
-def test_no_guards_and_one_actor_fails_the_safety_negatives_and_the_every_actor_rule():
-    report = attack("spin", "no_guards_one_actor")
+def test_no_guards_fails_the_safety_negatives():
+    report = attack("spin", "no_guards")
     p3 = report.outcomes["conformance"]
     for action, row in p3.details["per_action"].items():
-        # Every real window passes; the same steps moved into states where another thread
+        # Every real event is explained; the same steps moved into states where another thread
         # holds the lock break MutualExclusion / LockConsistency, and the spec takes them.
         assert row["passed"] == row["total"], action
         assert row["specificity"]["by_family"]["neg-safety"]["wrongly_accepted"] > 0, action
         assert "which every state of the traces satisfies" in row["specificity_failure"]
+    assert p3.score == 0
+    assert report.overall <= ONLY_P1_P2
+
+
+def test_no_guards_and_one_actor_cannot_follow_the_other_threads():
+    report = attack("spin", "no_guards_one_actor")
+    p3 = report.outcomes["conformance"]
+    rows = p3.details["per_action"].values()
+    # The other threads' unlogged steps (a try-lock's spinning) are no step of its Next: the
+    # spec leaves every trace where another thread acts.
+    assert all(row["passed"] < row["total"] for row in rows)
     assert p3.score == 0
     assert credit_of(report)["idle_actors"] == ["1", "2"]
     assert report.overall <= ONLY_P1_P2

@@ -30,6 +30,10 @@ def _reasons(report) -> dict[str, str]:
     return {i.name: i.reason for i in report.outcomes["invariant"].invariants}
 
 
+def _credits(report) -> dict[str, str]:
+    return {i.name: i.credit for i in report.outcomes["invariant"].invariants}
+
+
 def _refusals(report) -> dict[str, str]:
     rows = report.outcomes["conformance"].details["per_action"]
     return {a: r.get("specificity_failure", "") for a, r in rows.items() if r["total"]}
@@ -84,10 +88,10 @@ def test_a_spec_whose_behaviour_never_locks_has_only_vacuous_invariants():
     # ... and none of its invariants earns its point: those about holding the lock are vacuous;
     # those over callType (no window shows it) are kept by an action that accepts what the
     # system never does.
-    assert all(r.startswith(credit.NOT_CREDITED) for r in reasons.values())
+    assert set(_credits(report).values()) <= {"vacuous", "unspecific"}
     for name in ("MutualExclusion", "LockConsistency", "NoDeadlock", "GuardLifecycle"):
         assert 'never reaches a state where pc takes "locked"' in reasons[name], name
-    assert reasons["EventualRelease"].startswith(credit.VACUOUS)
+    assert _credits(report)["EventualRelease"] == "vacuous"
     assert invariants.details["credit"]["withdrawn"] == reasons
 
 
@@ -104,7 +108,9 @@ def test_a_typeok_flag_gets_only_p1_and_p2():
     report = score_spec(_attack("spin", "typeok_flag"), spin(), windows)
     assert report.overall <= ONLY_P1_P2
     assert report.outcomes["conformance"].score == 0
-    assert all(r.startswith(credit.VACUOUS) for r in _reasons(report).values())
+    # As before credit was typed: every invariant P4 reports (here none: P4 reports no rows) is
+    # vacuous.
+    assert set(_credits(report).values()) <= {"vacuous"}
 
 
 def test_the_reference_spec_keeps_every_point():

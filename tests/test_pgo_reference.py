@@ -136,17 +136,43 @@ def _sample(windows) -> list[dict]:
     return [w for w in windows if w["trace_id"] in runs]
 
 
+MERGED_LOCKSVC = (
+    "open (issue 34): followed from Init, locksvc's merged_steps mutant (the server receives and "
+    "answers in one step) explains the sampled traces, because the contract's view hides the "
+    "server's label and the free gaps between grants keep no slot; the per-window engine failed "
+    "its ServerGrantLock windows"
+)
+
+
 @pytest.mark.parametrize("mutant", ["flipped_guard", "wrong_post_state", "merged_steps"])
-def test_mutant_fails_the_windows_it_should(task, mutant):
+def test_mutant_fails_the_windows_it_should(task, mutant, request):
     contract, windows = task
+    if (contract.slug, mutant) == ("locksvc", "merged_steps"):
+        request.applymarker(pytest.mark.xfail(reason=MERGED_LOCKSVC, strict=True))
     sample = _sample(windows)
     fails = _expected(sample, MUTANT_FAILS[contract.slug][mutant])
     assert all(n > 0 for n in fails.values())
     outcome = conformance(read_reference(contract.slug, f"mutants/{mutant}.tla"), contract, sample)
     assert outcome.score < 1.0
-    unpassed = {a.action: a.total - a.passed for a in outcome.actions if a.total}
-    assert {a: unpassed[a] for a in fails} == fails
-    # Elsewhere no window fails; a defect that keeps the mutant from reaching a window's
-    # pre-state (raftkvs flipped_guard never elects a leader) leaves that window undecided.
-    others = set(_counts(sample)) - set(fails)
-    assert not [w.window_id for w in outcome.windows if w.action in others and w.verdict == "fail"]
+    # P3 follows each trace: the first window of the kind the defect breaks fails, and the spec
+    # may leave the trace there (the rest of it is undecided, never a pass of a broken window).
+    # A defect that keeps the mutant from reaching a window's pre-state (raftkvs flipped_guard
+    # never elects a leader) leaves that window undecided.
+    breakable = _breakable(sample, MUTANT_FAILS[contract.slug][mutant])
+    failing = {w.window_id for w in outcome.windows if w.verdict == "fail"}
+    assert failing <= breakable
+    verdicts = {w.window_id: w.verdict for w in outcome.windows}
+    assert not [i for i in breakable if verdicts[i] == "pass"]
+    failed_actions = {w.action for w in outcome.windows if w.verdict == "fail"}
+    assert failed_actions <= set(fails)
+    assert failed_actions or {verdicts[i] for i in breakable} == {"undecided"}
+
+
+def _breakable(windows, spec: dict[str, str]) -> set[str]:
+    """The ids of the windows the mutant's header names (see `_expected`)."""
+    return {
+        w["window_id"]
+        for w in windows
+        if w["action"] in spec
+        and (spec[w["action"]] == "all" or w["pre_state"]["msg"][w["actor"]]["type"] == 1)
+    }

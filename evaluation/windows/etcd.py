@@ -19,9 +19,15 @@ from typing import Any
 
 from evaluation.inputs.contracts import Contract
 from evaluation.windows.errors import WindowFormatError
+from evaluation.windows.interleave import interleave
 from evaluation.windows.ndjson import read_objects
 
-VERSION = "2"
+# 2: upstream zap logs are cut with the log rebuilt from the MsgApp replay. 3: a scenario's
+# windows from several files come out as one trace, interleaved in the order of the run
+# (interleave.py), since P3 follows each trace's windows in order. 4: an upstream log's windows
+# come out in the order of the events that opened them (before: of the events that closed them),
+# and a window opened while another node's step awaited its post-state shows that step done.
+VERSION = "4"
 
 NO_VOTE = "None"
 ROLE_NAMES = {
@@ -48,10 +54,16 @@ IMMEDIATE_ACTIONS = {"BecomeCandidate": "ElectionTimeout"}
 
 
 def cut(contract: Contract, files: list[Path]) -> list[dict[str, Any]]:
-    windows: list[dict[str, Any]] = []
+    """Every file's windows, each scenario's (trace_id's) merged into one trace in the order of
+    the run; scenarios in the order they first appear."""
+    per_trace: dict[str, list[list[dict[str, Any]]]] = {}
     for path in files:
-        windows.extend(cut_file(Path(path)))
-    return windows
+        mine: dict[str, list[dict[str, Any]]] = {}
+        for window in cut_file(Path(path)):
+            mine.setdefault(window["trace_id"], []).append(window)
+        for trace_id, windows in mine.items():
+            per_trace.setdefault(trace_id, []).append(windows)
+    return [w for sequences in per_trace.values() for w in interleave(sequences)]
 
 
 def cut_file(path: Path) -> list[dict[str, Any]]:
@@ -431,8 +443,11 @@ def _cut_upstream(
     trace_id = Path(label).stem
     nodes: dict[str, dict[str, Any]] = {}
     pending: dict[str, dict[str, Any]] = {}  # node -> window waiting for its post-state
+    # node -> the windows opened while its pending window waited (they see its step done)
+    during: dict[str, list[dict[str, Any]]] = {}
     logs = logs or _Logs()
-    windows: list[dict[str, Any]] = []
+    windows: list[dict[str, Any]] = []  # closed
+    opened: list[dict[str, Any]] = []  # in the order of the log
     for line, obj in rows:
         where = f"{label}:{line}"
         event = obj.get("event")
@@ -444,39 +459,78 @@ def _cut_upstream(
         waiting = pending.get(node)
         if waiting is not None and _closes(waiting, name, event):
             waiting["post_state"] = _with_node(waiting["pre_state"], node, state)
+            _step_done(during.pop(node, []), node, state)
             windows.append(waiting)
             del pending[node]
         before = _flatten(nodes) if node in nodes else None
         nodes[node] = state
         msg = _upstream_message(event["msg"], where) if "msg" in event else None
-        if msg is not None and name == "SendRequestVoteRequest" and msg["type"] == "MsgVote":
-            logs.check_term(logs.logs[node], msg["logIndex"], msg["logTerm"], where)
-        if msg is not None and msg["type"] == "MsgApp":
-            if name == "SendAppendEntriesRequest":
-                logs.sent_app(msg, where)
-            elif name == "ReceiveAppendEntriesRequest":
-                terms = logs.received_app(msg, state, where)
-                msg["entries"] = [{"term": t} for t in terms]
-        key = (name, msg["type"] if msg else None)
-        if key in RECEIVE_ACTIONS:
-            pending[node] = _window(
-                label, line, trace_id, RECEIVE_ACTIONS[key], name, node, _flatten(nodes), {}, msg
-            )
-        elif name in DEFERRED_ACTIONS and before is not None:
-            pending[node] = _window(
-                label, line, trace_id, DEFERRED_ACTIONS[name], name, node, _flatten(nodes), {}
-            )
-        elif name in IMMEDIATE_ACTIONS and before is not None:
-            windows.append(
-                _window(
-                    label,
-                    line,
-                    trace_id,
-                    IMMEDIATE_ACTIONS[name],
-                    name,
-                    node,
-                    before,
-                    _with_node(before, node, state),
-                )
-            )
-    return windows
+        if msg is not None:
+            _replay_message(logs, name, node, msg, state, where)
+        new = _opens(f"{label}:{line}", trace_id, event, node, msg, _flatten(nodes), before)
+        if new is None:
+            continue
+        if new["post_state"]:
+            windows.append(new)
+        else:
+            pending[node] = new
+        opened.append(new)
+        for other in pending.keys() - {node}:
+            during.setdefault(other, []).append(new)
+    # In the order of the events that opened them (P3 follows a trace in log order), not of the
+    # events that closed them; a window still open at the end of the trace has no post-state.
+    closed = {id(w) for w in windows}
+    return [w for w in opened if id(w) in closed]
+
+
+def _replay_message(
+    logs: _Logs, name: str, node: str, msg: dict[str, Any], state: dict[str, Any], where: str
+) -> None:
+    """Checks a sent message against the rebuilt logs; a received MsgApp gets its entry terms."""
+    if name == "SendRequestVoteRequest" and msg["type"] == "MsgVote":
+        logs.check_term(logs.logs[node], msg["logIndex"], msg["logTerm"], where)
+    if msg["type"] == "MsgApp":
+        if name == "SendAppendEntriesRequest":
+            logs.sent_app(msg, where)
+        elif name == "ReceiveAppendEntriesRequest":
+            terms = logs.received_app(msg, state, where)
+            msg["entries"] = [{"term": t} for t in terms]
+
+
+def _opens(
+    where: str,
+    trace_id: str,
+    event: dict[str, Any],
+    node: str,
+    msg: dict[str, Any] | None,
+    now: dict[str, Any],
+    before: dict[str, Any] | None,
+) -> dict[str, Any] | None:
+    """The window this event of `node` opens, if any: complete (its post-state given) for an
+    action traced after its step, else waiting for the node's next event for its post-state.
+    `now` is every node's state with this event's; `before`, without it (None: the node's
+    first event). `where` is `<label>:<line>`."""
+    label, _, line = where.rpartition(":")
+    name = event["name"]
+    key = (name, msg["type"] if msg else "")
+    action = RECEIVE_ACTIONS.get(key) or (DEFERRED_ACTIONS.get(name) if before else None)
+    if action is not None:
+        return _window(label, int(line), trace_id, action, name, node, now, {}, msg)
+    if before is not None and name in IMMEDIATE_ACTIONS:
+        after = _with_node(before, node, {var: now[var][node] for var in now})
+        return _window(
+            label, int(line), trace_id, IMMEDIATE_ACTIONS[name], name, node, before, after
+        )
+    return None
+
+
+def _step_done(later: list[dict[str, Any]], node: str, state: dict[str, Any]) -> None:
+    """A window's step is the node's at the event that opened it (etcd steps a node atomically);
+    the trace shows its result only at the node's next event. The windows opened in between
+    (other nodes' events: the node logs nothing else meanwhile) show the node as the step left it,
+    so that they follow from this window's post-state."""
+    for window in later:
+        for side in ("pre_state", "post_state"):
+            if window[side]:
+                for var, value in state.items():
+                    window[side][var][node] = value

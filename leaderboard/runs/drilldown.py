@@ -18,8 +18,6 @@ from django.db.models import Count
 from django.db.models.fields.json import KT
 
 from evaluation.surface import (
-    NOT_CREDITED,
-    NOT_MODELLED,
     PHASES,
     ActionDetail,
     ConformanceDetails,
@@ -31,7 +29,7 @@ from evaluation.surface import (
     WindowDetail,
     lines_in,
 )
-from leaderboard.models import PhaseResult, Run, WindowResult
+from leaderboard.models import NOT_CREDITED, Credit, PhaseResult, Run, WindowResult
 from leaderboard.runs.plain_words import aux_rule_sentence, label, tlc_value_text, value_text
 
 
@@ -294,6 +292,7 @@ def run_page(
         else [],
         "invariants": invariant_table,
         "any_not_credited": any(row["not_credited"] for row in invariant_table),
+        "invariant_counts": invariant_counts(invariant_table),
         "not_modelled": not_modelled_variables(invariants),
         "absent": absent_variables(invariants),
         "source": source_lines(run.spec_text, errors),
@@ -419,11 +418,26 @@ def invariant_rows(result: PhaseResult | None) -> list[dict[str, Any]]:
         {
             "result": i,
             "table": counterexample_table(i.counterexample),
-            "not_modelled": i.verdict == "error" and i.reason.startswith(NOT_MODELLED),
-            "not_credited": i.verdict == "error" and i.reason.startswith(NOT_CREDITED),
+            "not_modelled": i.credit == Credit.NOT_MODELLED,
+            "absent": i.credit == Credit.ABSENT,
+            "not_credited": i.credit in NOT_CREDITED,
         }
         for i in result.invariant_results.all()
     ]
+
+
+def invariant_counts(rows: list[dict[str, Any]]) -> dict[str, int]:
+    """P4's rows by what they earn. `errors` are the checks that could not be made (a TLC
+    error, a budget): a credit rule that withdrew a point is counted apart, not as an error."""
+    credits = [row["result"].credit for row in rows]
+    return {
+        "credited": credits.count(Credit.CREDITED),
+        "violated": credits.count(Credit.FAILED),
+        "not_credited": sum(c in NOT_CREDITED for c in credits),
+        "not_modelled": credits.count(Credit.NOT_MODELLED),
+        "absent": credits.count(Credit.ABSENT),
+        "errors": credits.count(Credit.ERROR),
+    }
 
 
 def not_modelled_variables(result: PhaseResult | None) -> list[tuple[str, str]]:

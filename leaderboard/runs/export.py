@@ -32,6 +32,7 @@ CSV_COLUMNS = [
     "phase",
     "name",
     "status",
+    "credit",
     "score",
     "passed",
     "total",
@@ -155,6 +156,7 @@ class ExportedWindow(TypedDict):
     window_id: str
     actor: str
     verdict: str
+    credit: str  # what it earns (Credit); the reason is prose for the reader
     reason: str
     pre_state: State
     post_state: State
@@ -166,6 +168,7 @@ class ExportedInvariant(TypedDict):
     name: str
     kind: str
     verdict: str
+    credit: str  # what it earns (Credit); the reason is prose for the reader
     reason: str
     counterexample: list[CounterexampleState]
 
@@ -205,6 +208,7 @@ def _phase_dict(p: PhaseResult) -> ExportedPhase:
                 "window_id": w.window_id,
                 "actor": w.actor,
                 "verdict": w.verdict,
+                "credit": w.credit,
                 "reason": w.reason,
                 "pre_state": w.pre_state,
                 "post_state": w.post_state,
@@ -218,6 +222,7 @@ def _phase_dict(p: PhaseResult) -> ExportedPhase:
                 "name": i.name,
                 "kind": i.kind,
                 "verdict": i.verdict,
+                "credit": i.credit,
                 "reason": i.reason,
                 "counterexample": i.counterexample,
             }
@@ -237,12 +242,14 @@ def run_csv_rows(run: Run) -> Iterator[list[object]]:
             )  # fmt: skip
         for w in p.window_results.all():
             yield _row(
-                run, "window", p.phase, name=w.action, status=w.verdict, trace_id=w.trace_id,
+                run, "window", p.phase, name=w.action, status=w.verdict, credit=w.credit,
+                trace_id=w.trace_id,
                 window_id=w.window_id, actor=w.actor, reason=w.reason, detail=_compact(w.detail),
             )  # fmt: skip
         for i in p.invariant_results.all():
             yield _row(
-                run, "invariant", p.phase, name=i.name, status=i.verdict, reason=i.reason,
+                run, "invariant", p.phase, name=i.name, status=i.verdict, credit=i.credit,
+                reason=i.reason,
                 detail=_compact({"kind": i.kind, "counterexample": i.counterexample}),
             )  # fmt: skip
 

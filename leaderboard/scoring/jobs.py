@@ -25,8 +25,6 @@ from typing import TypeVar
 
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection, models, transaction
-from django.db.models import F, Value
-from django.db.models.functions import Concat
 from django.utils import timezone
 from rq import get_current_job
 from rq.timeouts import JobTimeoutException
@@ -51,6 +49,7 @@ from leaderboard.models import (
     InvariantResult,
     PhaseResult,
     Run,
+    RunEvent,
     WindowResult,
 )
 from leaderboard.releases.rescoring import after_scoring
@@ -87,7 +86,9 @@ def evaluate_run(run_id: int) -> str:
         return _score(run)
     except AttemptLost:
         log.warning("run %s: attempt %s lost the run; stopped scoring", run.pk, run.attempts)
-        append_log(run, f"attempt {run.attempts} stopped: the run was taken from it")
+        run.record(
+            RunEvent.Event.STOPPED, f"attempt {run.attempts} stopped: the run was taken from it"
+        )
         return LOST
 
 
@@ -102,14 +103,14 @@ def _announce_scorer() -> None:
 
 def _score(run: Run) -> str:
     log.info("run %s: attempt %s on %s", run.pk, run.attempts, _worker_label())
-    append_log(run, f"attempt {run.attempts} started on {_worker_label()}")
+    run.record(RunEvent.Event.STARTED, f"attempt {run.attempts} started on {_worker_label()}")
     _flag(run)
 
     def on_phase(outcome: PhaseOutcome) -> None:
         save_phase(run, outcome)
         score = "-" if outcome.score is None else f"{outcome.score:.3f}"
-        append_log(
-            run,
+        run.record(
+            RunEvent.Event.PHASE,
             f"{outcome.phase}: {outcome.status}, score {score}, {outcome.duration_seconds:.1f} s",
         )
 
@@ -149,7 +150,7 @@ def _score(run: Run) -> str:
     if not run.finish(overall, report.fingerprint):
         raise AttemptLost(run.pk, run.attempts)
     after_scoring(run)
-    append_log(run, f"finished: overall {overall:.3f}")
+    run.record(RunEvent.Event.FINISHED, f"finished: overall {overall:.3f}")
     log.info("run %s: finished, overall %.3f", run.pk, overall)
     return Run.Status.FINISHED
 
@@ -165,20 +166,16 @@ def _flag(run: Run) -> None:
         return
     if similar:
         what = f"run {similar['run']}" if "run" in similar else similar["reference"]
-        append_log(run, f"near-duplicate of {what} (similarity {similar['similarity']:.3f})")
-
-
-def append_log(run: Run, line: str) -> None:
-    """One timestamped line on the run's log (shown on the run page); an UPDATE of that column
-    only, so it never overwrites status fields another process may have changed."""
-    stamp = timezone.now().strftime("%Y-%m-%d %H:%M:%S")
-    Run.objects.filter(pk=run.pk).update(log=Concat(F("log"), Value(f"{stamp} {line}\n")))
+        run.record(
+            RunEvent.Event.NEAR_DUPLICATE,
+            f"near-duplicate of {what} (similarity {similar['similarity']:.3f})",
+        )
 
 
 def _fail(run: Run, reason: str) -> str:
     if not run.fail(reason):
         raise AttemptLost(run.pk, run.attempts)
-    append_log(run, f"failed: {reason}")
+    run.record(RunEvent.Event.FAILED, f"failed: {reason}")
     log.info("run %s: failed: %s", run.pk, reason)
     return Run.Status.FAILED
 
@@ -207,7 +204,7 @@ def requeue_attempt(run: Run, why: str) -> bool:
     again; False when the attempt no longer owns the run."""
     if not run.requeue():
         return False
-    append_log(run, why)
+    run.record(RunEvent.Event.REQUEUED, why)
     run.refresh_from_db()
     queueing.enqueue_run(run)
     return True
@@ -307,10 +304,11 @@ _ROW_FIELDS: dict[type[models.Model], tuple[str, ...]] = {
         "post_state",
         "input",
         "verdict",
+        "credit",
         "reason",
         "detail",
     ),
-    InvariantResult: ("name", "kind", "verdict", "reason", "counterexample"),
+    InvariantResult: ("name", "kind", "verdict", "credit", "reason", "counterexample"),
 }
 
 

@@ -21,9 +21,9 @@ from rq.registry import StartedJobRegistry
 from rq.worker import Worker
 
 from evaluation.surface import pid_alive
-from leaderboard.models import REQUEUED, Run
+from leaderboard.models import REQUEUED, Run, RunEvent
 from leaderboard.scoring import processes, queueing
-from leaderboard.scoring.jobs import append_log, requeue_attempt
+from leaderboard.scoring.jobs import requeue_attempt
 
 # A worker that has not sent a heartbeat for this long is dead (rq's default worker TTL is 420 s).
 HEARTBEAT_GRACE_SECONDS = 600
@@ -124,7 +124,10 @@ def job_is_dead(job: Job) -> bool:
 def _stop_attempt(run: Run, job: Job | None) -> None:
     scorer = (job.meta.get("scorer") if job is not None and job.meta else None) or {}
     if scorer and processes.stop(scorer):
-        append_log(run, f"stopped attempt {run.attempts} (pid {scorer['pid']}) before re-queueing")
+        run.record(
+            RunEvent.Event.STOPPED,
+            f"stopped attempt {run.attempts} (pid {scorer['pid']}) before re-queueing",
+        )
 
 
 # A job in one of these states has ended (or was stopped) without claiming its QUEUED run.

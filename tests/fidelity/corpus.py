@@ -83,7 +83,7 @@ CORPUS = [
 ]
 
 
-def score(entry: Entry, on_phase=None):
+def score(entry: Entry, on_phase=None, phases=None):
     """Score one corpus spec through the full pipeline, as the site's job does."""
     from evaluation.inputs.contracts import load_contract, parse_adapter
     from evaluation.pipeline import score_spec
@@ -99,4 +99,5 @@ def score(entry: Entry, on_phase=None):
         adapter,
         on_phase=on_phase,
         cfg_text=entry.cfg_path.read_text(),
+        **({"phases": phases} if phases else {}),
     )

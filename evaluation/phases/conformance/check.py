@@ -1,16 +1,20 @@
-"""P3 conformance: every window of every target action checked against the spec, batched.
+"""P3 conformance: every trace followed from the spec's Init, each window decided by whether the
+spec can take its event after explaining the trace's earlier events (docs/ARCHITECTURE.md,
+"P3: following the traces").
 
-See the package modules for the parts: `cases` (validation, de-duplication, negative windows),
-`auxstate` (the auxiliary-state rule), `generator` (the wrapper module), `runner` (chunks,
-verdicts, error isolation) and `diagnose` (successors and diffs for failing windows).
+The package's parts: `traces` (windows -> ordered traces and their gaps), `followmodule` (the
+wrapper module), `follow` (runs, resynchronisation, verdicts), `cases` and `fair` (validation,
+negative windows), `diagnose` and `blocking` (why an event failed, from the states at its
+position), `timeline` (how far each trace was followed).
 
 Score (docs/BENCHMARK_RULES.md §1): the mean over target actions with at least one window of
 [every window of the action passes and the action accepts no fair negative window]
-(`specificity`). A window with an error verdict does not pass.
+(`specificity`). A window with an error or undecided verdict does not pass.
 """
 
 from __future__ import annotations
 
+import json
 import secrets
 import time
 
@@ -22,35 +26,43 @@ from evaluation.details import (
     FailingWindow,
     PerActionRow,
     SettingConjunct,
-    StateMapping,
-    StateMappingRefusal,
     Successor,
     WindowDetail,
 )
 from evaluation.inputs import adapter_text
 from evaluation.inputs.adapter_check import spec_problems
 from evaluation.inputs.contracts import Adapter, Contract
-from evaluation.phases.conformance import auxstate, blocking, bounds, diagnose, specificity
+from evaluation.phases.conformance import blocking, diagnose, specificity
 from evaluation.phases.conformance import generator as gen
 from evaluation.phases.conformance.cases import (
     Case,
     build_cases,
+    case_key,
     is_full,
     negative_cases,
     validate_window,
 )
-from evaluation.phases.conformance.credit import refusal_text
 from evaluation.phases.conformance.fair import fair_negative_cases
+from evaluation.phases.conformance.follow import Followed, follow
+from evaluation.phases.conformance.followmodule import Bounds
 from evaluation.phases.conformance.runner import (
     TLC_ARGS,
     Budget,
     CaseResult,
     SetupError,
-    check_cases,
 )
 from evaluation.phases.conformance.safety import safety_negative_cases
+from evaluation.phases.conformance.timeline import trace_rows
+from evaluation.phases.conformance.traces import traces_of
 from evaluation.phases.conformance.vocab import Vocab, schema_vocab
-from evaluation.results import ActionOutcome, PhaseOutcome, WindowOutcome, WindowVerdict
+from evaluation.results import (
+    ActionOutcome,
+    Credit,
+    PhaseOutcome,
+    WindowOutcome,
+    WindowVerdict,
+    credit_of,
+)
 from evaluation.tla import assumptions
 from evaluation.tla.parsed import ParsedSpec, spec_of
 from evaluation.tla.spectext import (
@@ -115,12 +127,16 @@ def _check(
         validate_window(w, contract, vocab) or _view_problem(w, views, observed, vocab)
         for w in windows
     ]
-    cases = build_cases(windows, [not r for r in reasons])
+    valid = [not r for r in reasons]
+    cases = build_cases(windows, valid)
     negatives = _negatives(cases, vocab, set(views))
     # Issue 37: real steps moved into other real states where they break a safety invariant.
     keys = {c.key for c in negatives}
     safety = safety_negative_cases(cases, contract, vocab, set(views))
     negatives = [*negatives, *(c for c in safety if c.key not in keys)]
+    attached = _attached(windows, cases, negatives)
+    # Only negatives with a position in some trace are checked.
+    negatives = list({id(c): c for _, c in attached}.values())
     variables = spec_variables(spec_text)
     declared = set(spec_constants(spec_text))
     init, nxt = adapter_text.behaviour(adapter, spec_text)
@@ -139,8 +155,17 @@ def _check(
             for k, v in {**_spec_pinned(contract, adapter), **adapter.constants}.items()
             if k in declared
         },
+        # No state is ever built from a window or a state mapping: every state P3 checks from
+        # is one the spec reaches by following the trace.
+        refused_state=set(adapter.state),
+        from_windows=False,
     )
-    actions = [a for a in contract.actions if any(c.action == a for c in cases + negatives)]
+    traces = traces_of(windows, valid)
+    actions = [
+        a
+        for a in contract.actions
+        if any(w.get("action") == a for w, ok in zip(windows, valid, strict=True) if ok)
+    ]
     wall = float(contract.budget("conformance", "wall_seconds"))
     budget = Budget(
         deadline=start + wall,
@@ -148,13 +173,13 @@ def _check(
         heap_mb=int(contract.budget("conformance", "heap_mb")),
         scratch_mb=int(contract.budget("conformance", "scratch_mb")),
         seed=int(contract.budget("conformance", "seed")),
+        work_cpu_seconds=float(contract.budget("conformance", "work_cpu_seconds")),
     )
+    bounds = follow_bounds(contract)
     try:
-        everything = cases + negatives
-        aux, aux_text, refusals, decided = auxstate.choose(
-            plan, spec, everything, actions, contract, budget
+        order, followed = follow(
+            plan, spec, traces, windows, attached, actions, bounds, budget, contract.folded_steps
         )
-        results = check_cases(plan, spec, everything, actions, aux, budget, decided)
     except SetupError as exc:
         assumed = assumptions.explain(
             exc.messages, spec, dict(contract.constants), dict(adapter.constants)
@@ -162,25 +187,11 @@ def _check(
         if assumed:
             return _phase_error(f"{assumed} (TLC: {exc})")
         return _phase_error(_explain(str(exc), adapter, actions))
-    real, neg = results[: len(cases)], results[len(cases) :]
-    failing = [i for i, r in enumerate(real) if r.verdict == "fail"]
-    closest, pre_diffs = _diagnose(plan, spec, cases, failing, real, actions, aux, budget)
-    blocked = _blocking(plan, spec, cases, failing, real, closest, actions, aux, budget)
-    window_outcomes = _windows(
-        windows,
-        reasons,
-        cases,
-        real,
-        closest,
-        _undecidable(plan, cases, real, aux),
-        pre_diffs,
-        blocked,
-    )
-    limits = bounds.integer_bounds(contract, declared)
-    notes = bounds.bound_notes(
-        plan, spec, cases, _rerunnable(failing, real), actions, aux, budget, limits
-    )
-    _note_bounds(window_outcomes, cases, notes)
+    neg = _negative_results(negatives, attached, followed)
+    number = {w: e for e, w in enumerate(order, 1)}
+    failing = [w for w in order if followed.events[number[w]].verdict == "fail"]
+    closest, blocked = _diagnosis(plan, spec, windows, failing, number, followed, actions, budget)
+    window_outcomes = _windows(windows, reasons, number, followed, closest, blocked)
     _note_setters(plan, spec, window_outcomes)
     action_outcomes, score, per_action = _actions(contract, window_outcomes, negatives, neg)
     passed = sum(1 for w in window_outcomes if w.verdict == "pass")
@@ -192,26 +203,111 @@ def _check(
         "windows": len(window_outcomes),
         "distinct_cases": len(cases),
         "negative_cases": len(negatives),
-        "auxiliary_state": {"rule": aux.kind, "description": aux_text},
+        "auxiliary_state": {"rule": "followed", "description": FOLLOWED},
         "failing_windows": [_failing(w) for w in window_outcomes if w.verdict != "pass"],
+        "traces": trace_rows(traces, windows, window_outcomes, number, followed, blocked),
+        "follow_bounds": {
+            "quiet_gap_steps": bounds.quiet,
+            "free_gap_steps": bounds.free,
+            "max_gap_steps": bounds.most,
+            "resync_steps": bounds.resync,
+            "max_states_per_run": bounds.states,
+            "largest_run_states": followed.distinct,
+            "work_cpu_seconds": budget.work_cpu_seconds,
+            "work_bound_reached": followed.work_bound_reached,
+        },
         "tlc_runs": budget.runs,
         "tlc_flags": list(TLC_ARGS),
     }
-    mapping = _state_mapping(plan, refusals)
-    if mapping is not None:
-        details["state_mapping"] = mapping
+    if adapter.state:
+        details["state_mapping"] = {
+            "credited": [],
+            "refused": [],
+            "ignored": sorted(adapter.state),
+            "note": STATE_IGNORED,
+        }
     return PhaseOutcome("conformance", "ran", score, details, action_outcomes, window_outcomes)
 
 
-def _rerunnable(failing: list[int], results: list[CaseResult]) -> list[int]:
-    """The failing cases whose every failing pre-state is known, so that they can run again
-    from them: an explored case keeps only the states it failed from that the exploration
-    printed (explore.SHOWN_STATES), and one no reachable state shows has none (undecided)."""
+FOLLOWED = (
+    "every trace is followed from the spec's Init: the states checked at an event are the "
+    "states the spec reaches by explaining the trace's earlier events; no state is built from "
+    "a window, TypeOK or a state mapping"
+)
+STATE_IGNORED = (
+    "state mappings are not used: the trace's own history decides the spec's hidden variables"
+)
+
+
+def follow_bounds(contract: Contract) -> Bounds:
+    return Bounds(
+        quiet=int(contract.budget("conformance", "gap_steps")),
+        free=int(contract.budget("conformance", "free_gap_steps")),
+        most=int(contract.budget("conformance", "max_gap_steps")),
+        resync=int(contract.budget("conformance", "resync_steps")),
+        states=int(contract.budget("conformance", "max_states")),
+    )
+
+
+def _attached(
+    windows: list[Window], cases: list[Case], negatives: list[Case]
+) -> list[tuple[int, Case]]:
+    """(window index, negative): each negative at the windows whose pre-state is its own, so it
+    is checked from the states the spec reaches at their positions: a negative varying a real
+    case (fair, neg-post) at every window of that case; a neg-step one (another action or
+    actor from a state the corpus shows) at the first ATTACH_STEP windows showing its
+    pre-state, whatever their action."""
+    by_case: dict[str, list[int]] = {}
+    for case in cases:
+        key = case_key(case.action, case.actor, case.input, case.pre, {})
+        by_case.setdefault(key, []).extend(case.windows)
+    by_pre: dict[str, list[int]] = {}
+    for case in cases:
+        by_pre.setdefault(_canon(case.pre), []).extend(case.windows)
+    out: list[tuple[int, Case]] = []
+    for neg in negatives:
+        key = case_key(neg.action, neg.actor, neg.input, neg.pre, {})
+        if key in by_case:
+            out.extend((w, neg) for w in by_case[key])
+        else:
+            out.extend((w, neg) for w in sorted(by_pre.get(_canon(neg.pre), []))[:ATTACH_STEP])
+    return out
+
+
+ATTACH_STEP = 8
+
+
+def _canon(state: State) -> str:
+    return json.dumps(state, sort_keys=True)
+
+
+def _negative_results(
+    negatives: list[Case], attached: list[tuple[int, Case]], followed: Followed
+) -> list[CaseResult]:
+    """Accepted ("pass") iff some state at one of its positions took it; rejected ("fail")
+    when some of its positions were reached in runs read whole; otherwise not evaluated."""
+    accepted: set[int] = set()
+    reached: set[int] = set()
+    cut: set[int] = set()
+    index = {id(c): i for i, c in enumerate(negatives)}
+    for k, (_w, neg) in enumerate(attached, 1):
+        i = index[id(neg)]
+        if k in followed.accepted:
+            accepted.add(i)
+        if k in followed.reached_negatives:
+            reached.add(i)
+        if k in followed.cut_negatives:
+            cut.add(i)
     out = []
-    for i in failing:
-        result = results[i]
-        if result.failed_from is None or 0 < result.failed_from == len(result.failing):
-            out.append(i)
+    for i in range(len(negatives)):
+        if i in accepted:
+            out.append(CaseResult("pass"))
+        elif i in cut:
+            out.append(CaseResult("error", "TLC's output was too large to read"))
+        elif i in reached:
+            out.append(CaseResult("fail"))
+        else:
+            out.append(CaseResult("undecided", "no state reached its position"))
     return out
 
 
@@ -237,19 +333,6 @@ def _negatives(cases: list[Case], vocab: dict[str, Vocab], viewed: set[str]) -> 
     fair = fair_negative_cases(cases, vocab, viewed)
     keys = {c.key for c in fair}
     return fair + [c for c in negative_cases(cases, vocab, viewed) if c.key not in keys]
-
-
-def _state_mapping(plan: gen.Plan, refused: list[StateMappingRefusal]) -> StateMapping | None:
-    """The adapter's state mappings: which the spec's behaviour confirmed, which it refused
-    (None when the adapter has none)."""
-    if not plan.adapter.state:
-        return None
-    shown: list[StateMappingRefusal] = []
-    for refusal in refused:
-        row = refusal.copy()
-        row["text"] = refusal_text(refusal)
-        shown.append(row)
-    return {"credited": gen.state_mapped(plan), "refused": shown}
 
 
 def _spec_pinned(contract: Contract, adapter: Adapter) -> dict[str, str]:
@@ -299,87 +382,63 @@ def _explain(problem: str, adapter: Adapter, actions: list[str]) -> str:
     return prefix + "the conformance wrapper could not be checked: " + problem
 
 
-def _diagnose(
+def _diagnosis(
     plan: gen.Plan,
     spec: ParsedSpec,
-    cases: list[Case],
+    windows: list[Window],
     failing: list[int],
-    results: list[CaseResult],
+    number: dict[int, int],
+    followed: Followed,
     actions: list[str],
-    aux: gen.AuxRule,
     budget: Budget,
-) -> tuple[dict[int, list[Successor]], dict[int, list[Difference]]]:
-    """Failing case index -> its closest successors, and -> where the mappings of a pre-state
-    built entirely from the window disagree with it."""
-    if not failing:
+) -> tuple[dict[int, list[Successor]], dict[int, BlockingConjunct]]:
+    """Failing window index -> the closest successors its action has from the states at its
+    position that show its pre-state, and, where it has none, the first false conjunct of the
+    action there (the states are the ones the following run printed: the spec's own)."""
+    shown = [w for w in failing if followed.frontier.get(number[w])]
+    if not shown:
         return {}, {}
-    # The successors shown are those of the pre-states the action failed from.
-    sub = aux.subset(failing, {i: results[i].failing for i in failing})
+    candidates: list[str] = []
+    per_case: list[list[int]] = []
+    for w in shown:
+        states = followed.frontier[number[w]]
+        per_case.append(list(range(len(candidates) + 1, len(candidates) + len(states) + 1)))
+        candidates.extend(states)
+    aux = gen.AuxRule("explored", list(plan.spec_variables), candidates, per_case)
+    chosen = [_case_of(windows[w]) for w in shown]
     viewed: dict[int, State] = {}
-    pre: dict[int, list[Difference]] = {}
-    chosen = [cases[i] for i in failing]
-    found = diagnose.successors(plan, spec, chosen, actions, sub, budget, viewed, pre)
-    if found is None:
-        return {}, {}
-    closest = {
-        i: diagnose.closest(found[k], {**cases[i].post, **viewed.get(k, {})})
-        for k, i in enumerate(failing)
-    }
-    return closest, {i: pre[k] for k, i in enumerate(failing) if pre.get(k)}
+    found = diagnose.successors(plan, spec, chosen, actions, aux, budget, viewed)
+    closest: dict[int, list[Successor]] = {}
+    if found is not None:
+        for k, w in enumerate(shown):
+            closest[w] = diagnose.closest(found[k], {**chosen[k].post, **viewed.get(k, {})})
+    stuck = [k for k, w in enumerate(shown) if not closest.get(w)]
+    if not stuck:
+        return closest, {}
+    sub = gen.AuxRule("explored", aux.variables, candidates, [per_case[k] for k in stuck])
+    conj = blocking.blocking_conjuncts(plan, spec, [chosen[k] for k in stuck], actions, sub, budget)
+    return closest, {shown[stuck[k]]: c for k, c in conj.items()}
 
 
-def _blocking(
-    plan: gen.Plan,
-    spec: ParsedSpec,
-    cases: list[Case],
-    failing: list[int],
-    results: list[CaseResult],
-    closest: dict[int, list[Successor]],
-    actions: list[str],
-    aux: gen.AuxRule,
-    budget: Budget,
-) -> dict[int, BlockingConjunct]:
-    """Failing case index -> the first false conjunct of its action at the pre-state it failed
-    from, for the cases whose action has no successor there at all."""
-    blocked = [i for i in failing if not closest.get(i) and results[i].freedom != 0]
-    if not blocked:
-        return {}
-    sub = aux.subset(blocked, {i: results[i].failing for i in blocked})
-    found = blocking.blocking_conjuncts(
-        plan, spec, [cases[i] for i in blocked], actions, sub, budget
+def _case_of(window: Window) -> Case:
+    return Case(
+        "",
+        window["action"],
+        window["actor"],
+        window.get("input"),
+        window["pre_state"],
+        window["post_state"],
     )
-    return {blocked[k]: conjunct for k, conjunct in found.items()}
-
-
-def _undecidable(
-    plan: gen.Plan, cases: list[Case], results: list[CaseResult], aux: gen.AuxRule
-) -> dict[int, str]:
-    """Failing case index -> the spec variables no credited state could give values: the case
-    is not built from its window and no explored state of the spec shows its pre-state. A
-    failure there says nothing about the spec's action, so the verdict is `undecided`, never
-    `fail` (and it counts as not passed)."""
-    out = {}
-    for ci, (case, result) in enumerate(zip(cases, results, strict=True)):
-        if result.verdict != "fail" or gen.built(plan, case) or result.freedom:
-            continue
-        out[ci] = ", ".join(v for v in plan.spec_variables if v not in gen.pinned_vars(plan, case))
-    return out
 
 
 def _windows(
     windows: list[Window],
     reasons: list[str],
-    cases: list[Case],
-    results: list[CaseResult],
+    number: dict[int, int],
+    followed: Followed,
     closest: dict[int, list[Successor]],
-    undecidable: dict[int, str],
-    pre_diffs: dict[int, list[Difference]] | None = None,
-    blocked: dict[int, BlockingConjunct] | None = None,
+    blocked: dict[int, BlockingConjunct],
 ) -> list[WindowOutcome]:
-    by_window: dict[int, int] = {}
-    for ci, case in enumerate(cases):
-        for wi in case.windows:
-            by_window[wi] = ci
     out = []
     for wi, window in enumerate(windows):
         detail: WindowDetail = {}
@@ -387,33 +446,19 @@ def _windows(
         if reasons[wi]:
             verdict, reason = "error", f"window value check: {reasons[wi]}"
         else:
-            ci = by_window[wi]
-            r = results[ci]
-            verdict, reason = r.verdict, r.reason
-            detail["pre_state_candidates"] = r.freedom
-            if ci in undecidable:
-                verdict = "undecided"
-                reason = (
-                    "no state the spec reaches from Init (within the exploration bounds) shows "
-                    "this window's pre-state, and the spec keeps state the window does not "
-                    f"give ({undecidable[ci]})"
-                )
-                detail["hint"] = (
-                    f"add a state mapping for {undecidable[ci]} to the adapter (`state:`, an "
-                    "expression over the window's observed state `obs`); it is credited when "
-                    "the spec's reachable states agree with it"
-                )
-            elif r.verdict == "fail":
-                detail["closest"] = closest.get(ci, [])
-                reason = _fail_reason(r, detail["closest"], bool(cases[ci].pre))
-                conjunct = (blocked or {}).get(ci)
+            result = followed.events[number[wi]]
+            verdict, reason = result.verdict, result.reason
+            states = len(followed.frontier.get(number[wi], []))
+            if verdict == "fail":
+                detail["closest"] = closest.get(wi, [])
+                detail["frontier_states"] = states
+                reason = _fail_reason(states, detail["closest"])
+                conjunct = blocked.get(wi)
                 if conjunct is not None:
                     detail["blocking_conjunct"] = conjunct
                     reason += f": `{conjunct['text']}` (line {conjunct['line']}) is false there"
-                shown = (pre_diffs or {}).get(ci)
-                if r.freedom == 0 and shown:
-                    detail["pre_differences"] = shown
-                    reason += "; the mappings show " + _diff_text(shown)
+            elif verdict == "undecided":
+                detail["hint"] = result.hint or reason
         out.append(
             WindowOutcome(
                 action=str(window.get("action")),
@@ -426,20 +471,27 @@ def _windows(
                 reason=reason,
                 input=window.get("input"),
                 detail=detail,
+                credit=credit_of(verdict),
             )
         )
     return out
 
 
-def _note_bounds(
-    window_outcomes: list[WindowOutcome], cases: list[Case], notes: dict[int, str]
-) -> None:
-    for ci, note in notes.items():
-        for wi in cases[ci].windows:
-            outcome = window_outcomes[wi]
-            if outcome.verdict == "fail":
-                outcome.reason = f"{outcome.reason}; {note}"
-                outcome.detail["bound"] = note
+def _fail_reason(states: int, closest: list[Successor]) -> str:
+    if not states:
+        return (
+            "the spec follows the trace to this event, but no state it reaches there (by the "
+            "trace's earlier events and the steps allowed between them) shows the event's "
+            "pre-state"
+        )
+    some = f"from the {states} state(s) the spec reaches at this event that show its pre-state: "
+    if not closest:
+        return some + "the action is not enabled"
+    return (
+        some
+        + "post-state not reachable in one step; closest successor differs in "
+        + _diff_text(closest[0]["differences"])
+    )
 
 
 def _note_setters(plan: gen.Plan, spec: ParsedSpec, window_outcomes: list[WindowOutcome]) -> None:
@@ -458,31 +510,6 @@ def _note_setters(plan: gen.Plan, spec: ParsedSpec, window_outcomes: list[Window
             outcome.detail["setting_conjuncts"] = found
             where = "; ".join(f"{f['variable']} on line {f['line']} (`{f['text']}`)" for f in found)
             outcome.reason += f"; the action sets {where}"
-
-
-def _fail_reason(result: CaseResult, closest: list[Successor], has_pre: bool = True) -> str:
-    if result.freedom == 0:
-        return (
-            "no pre-state of the spec matches the window's pre-state (every spec variable was "
-            "built from the window, but the adapter's variable mappings of that state do not "
-            "show the window's values: the spec cannot represent them)"
-            if has_pre
-            else "no pre-state of the spec matches the window's pre-state"
-        )
-    some = ""
-    if result.freedom is not None and result.freedom > 1:
-        failed = len(result.failing) if result.failed_from is None else result.failed_from
-        some = (
-            f"from {failed} of the {result.freedom} spec states that show the window's "
-            "pre-state (each must pass): "
-        )
-    if not closest:
-        return some + "the action is not enabled from the window's pre-state"
-    return (
-        some
-        + "post-state not reachable in one step; closest successor differs in "
-        + _diff_text(closest[0]["differences"])
-    )
 
 
 def _diff_text(diff: list[Difference]) -> str:
@@ -518,16 +545,26 @@ def _actions(
             "zero_tolerance": None,
             "pass_rate": None,
         }
+        credit: Credit | None = None  # an action without windows is not scored
         if mine:
             refused = specificity.refusal(action, spec)
             final = 1 if passed == len(mine) and not refused else 0
             finals.append(final)
             row["zero_tolerance"], row["pass_rate"] = final, round(passed / len(mine), 6)
+            credit = "credited" if final else "failed" if passed < len(mine) else "unspecific"
             if refused:
                 row["specificity_failure"] = refused
+                _unspecific(mine)
         else:
             row["note"] = "no windows: not scored"
         per_action[action] = row
-        outcomes.append(ActionOutcome(action, passed, len(mine), row.copy()))
+        outcomes.append(ActionOutcome(action, passed, len(mine), row.copy(), credit))
     score = round(sum(finals) / len(finals), 6) if finals else None
     return outcomes, score, per_action
+
+
+def _unspecific(windows: list[WindowOutcome]) -> None:
+    """An action that accepts a fair negative window earns nothing for the windows it passes."""
+    for window in windows:
+        if window.verdict == "pass":
+            window.credit = "unspecific"

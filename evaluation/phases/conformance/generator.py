@@ -1,4 +1,7 @@
-"""The wrapper module that checks many cases in one TLC run.
+"""The per-window wrapper module: a failing event's action from given states of the spec, for
+the diagnosis (diagnose.py: its successors; blocking.py: its first false guard). P3's verdicts
+come from followmodule.py; these wrappers take their pre-states from the states a following run
+printed (`AuxRule` kind "explored", `Plan.from_windows` False), never from a window.
 
 The wrapper EXTENDS the spec (rather than INSTANCE-ing it) so adapter expressions, written over
 the spec's own names, can be used as they are, and the spec's variables are the wrapper's
@@ -7,10 +10,8 @@ and ends with a per-run random nonce, so no spec can define or refer to it. Only
 besides the spec (for `:>`/`@@` and PrintT); the window index ranges over `DOMAIN` of a tuple,
 so Naturals is not needed.
 
-Init picks the case `_w` and its pre-state, numbered `_j` (auxstate.py says which pre-states
-are credited): a case built from the window assigns identity-mapped schema variables the window
-gives in full and evaluates the credited state mappings (`_j = 0`); any other case takes every
-spec variable from one explored reachable state agreeing with the window (`_j` its number).
+Init picks the case `_w` and its pre-state, numbered `_j`: every spec variable from one of the
+states the following run printed for the case (`_j` its number).
 The window's pre-state constraints are then checked on the projection. Next prints
 `<<"<nonce>c", k, j>>` for each pre-state, takes one step of the case's action with the actor
 (and message) bound, checks the post-state constraints, and a successor that satisfies them
@@ -99,13 +100,9 @@ class Plan:
     # spec variables whose state mapping the spec's behaviour did not confirm (credit.py): they
     # are not built from windows
     refused_state: set[str] = field(default_factory=set)
-    # The guided exploration (auxstate.py): observed variable -> the values (TLA+ text, through
-    # its view) the trace corpus shows it taking; an explored state whose projection leaves
-    # them is not expanded. Empty: the plain breadth-first exploration.
-    guide: dict[str, list[str]] = field(default_factory=dict)
-    # ... and how many steps in a row a guided path may leave them (the trace's own steps of
-    # events no target action maps, whose states no window shows).
-    guide_slack: int = 0
+    # Whether a case may be built from its window (the per-window wrappers of diagnose.py and
+    # blocking.py); False when every pre-state must be a state the spec reached.
+    from_windows: bool = True
 
     def view_reads(self, var: str) -> list[str]:
         """The schema variables the view of `var` reads (the window must give them in full)."""
@@ -135,6 +132,8 @@ def pinned_vars(plan: Plan, case: Case) -> list[str]:
     """Spec variables this case assigns directly: identity-mapped and given in full, or built
     by a credited state mapping from the window's observed state."""
     out = set(state_mapped(plan))
+    if not plan.from_windows:
+        return sorted(out)
     for var, value in case.pre.items():
         expr = plan.adapter.variables.get(var, var).strip()
         if expr == var and var in plan.spec_variables and is_full(value, plan.vocab[var]):
@@ -145,6 +144,8 @@ def pinned_vars(plan: Plan, case: Case) -> list[str]:
 def identity_pinned(plan: Plan, case: Case) -> set[str]:
     """Schema variables whose window value is assigned to the spec variable of the same name
     as it is: their pre-state constraint holds by construction."""
+    if not plan.from_windows:
+        return set()
     return {
         var
         for var, value in case.pre.items()
@@ -191,25 +192,6 @@ def prelude(plan: Plan) -> list[str]:
     return lines
 
 
-def corpus_guide(plan: Plan, cases: list[Case]) -> dict[str, list[str]]:
-    """Observed variable -> every value the real windows show it taking in full (TLA+ text,
-    through its view); a variable some window gives only in part is left out, because its
-    values are not known whole."""
-    values: dict[str, dict[str, None]] = {}
-    partial: set[str] = set()
-    for case in cases:
-        if case.kind != "real":
-            continue
-        for state in (case.pre, case.post):
-            for var in state:
-                text = whole_value(plan, state, var)
-                if text is None:
-                    partial.add(var)
-                else:
-                    values.setdefault(var, {})[text] = None
-    return {v: list(texts) for v, texts in values.items() if v not in partial}
-
-
 def whole_value(plan: Plan, state: State, var: str) -> str | None:
     """The TLA+ text a window state gives for `var` as a whole (through its view), or None
     when the state gives only part of it."""
@@ -222,19 +204,13 @@ def whole_value(plan: Plan, state: State, var: str) -> str | None:
     return None
 
 
-def guide_definition(plan: Plan) -> list[str]:
-    """`Guide`: the current state's projection shows, for every guided variable, a value the
-    corpus shows it taking."""
-    if not plan.guide:
-        return []
-    parts = [
-        f"{n(plan, 'W')}({plan.observed.index(var) + 1}) \\in {{{', '.join(texts)}}}"
-        for var, texts in sorted(plan.guide.items())
-    ]
-    return [f"{n(plan, 'Guide')} == " + " /\\ ".join(parts)]
-
-
 def _constraints(plan: Plan, state: State, skip: set[str]) -> str:
+    return "<<" + ", ".join(constraint_items(plan, state, skip)) + ">>"
+
+
+def constraint_items(plan: Plan, state: State, skip: set[str]) -> list[str]:
+    """A window state as constraints `<<var number, partial?, key, value>>`, one per variable
+    given whole, else one per key given."""
     items = []
     for var in sorted(state):
         if var in skip:
@@ -246,7 +222,7 @@ def _constraints(plan: Plan, state: State, skip: set[str]) -> str:
         else:
             value = state[var]
             items.extend(f"<<{i}, TRUE, {to_tla(k)}, {to_tla(value[k])}>>" for k in sorted(value))
-    return "<<" + ", ".join(items) + ">>"
+    return items
 
 
 def _viewed(plan: Plan, state: State) -> str:

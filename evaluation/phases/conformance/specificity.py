@@ -3,7 +3,8 @@
 Fair negatives (`fair.py`: transitions the corpus shows the system never makes) count: an
 action that accepts any of them fails zero tolerance, whatever its real windows did, because a
 spec that allows what the system never does has not modelled the action (an action that allows
-every safe change accepts every real window too). The diagnostic families (`neg-post`,
+every safe change accepts every real window too). So does an action some of whose fair
+negatives were never evaluated (fail closed). The diagnostic families (`neg-post`,
 `neg-step`) are shown beside them and never counted: the system may make some of those.
 """
 
@@ -15,9 +16,11 @@ from evaluation.details import FairExample, FamilyCount, Specificity
 from evaluation.phases.conformance.cases import Case
 from evaluation.phases.conformance.fair import FAIR_KINDS, FairCase
 from evaluation.phases.conformance.runner import CaseResult
+from evaluation.phases.conformance.safety import SAFETY
 
 DIAGNOSTIC_KINDS = ("neg-post", "neg-step")
 REFUSAL = "accepts a transition the system never makes"
+UNSHOWN = "could not be shown to refuse the transitions the system never makes"
 EXAMPLES = 5
 
 
@@ -34,6 +37,9 @@ def of_action(action: str, negatives: list[Case], results: list[CaseResult]) -> 
             "checked": len(fair),
             "accepted": len(fair_accepted),
             "errors": sum(1 for _, r in fair if r.verdict == "error"),
+            "unevaluated": sum(
+                1 for c, r in fair if c.kind != SAFETY and r.verdict in ("undecided", "error")
+            ),
             "examples": [_fair_example(c) for c in fair_accepted[:EXAMPLES]],
         },
         "by_family": {
@@ -66,8 +72,19 @@ def _fair_example(case: FairCase) -> FairExample:
 def refusal(action: str, detail: Specificity) -> str:
     """Why the action fails zero tolerance on specificity ("" when it does not)."""
     fair = detail.get("fair")
-    if not fair or not fair["accepted"]:
+    if not fair:
         return ""
+    if not fair["accepted"]:
+        unshown = fair.get("unevaluated", 0)
+        if not unshown:
+            return ""
+        # Fail closed: a spec that stops its checks (an evaluation error, the work bound) before
+        # its negatives are read must not keep the passes it printed before. An honest spec
+        # whose windows all pass has each of these read: they sit at those very windows.
+        return (
+            f"{UNSHOWN}: {unshown} of {fair['checked']} fair negative windows were not "
+            "evaluated (TLC stopped, or no state reached their position)"
+        )
     example = fair["examples"][0]
     changes = "; ".join(
         f"{c['slot']} = {_show(c['negative'])} where the trace has {_show(c['trace'])}"

@@ -37,7 +37,7 @@ def check_all(
 ) -> dict[str, InvariantOutcome]:
     kinds = {inv.name: inv.kind for inv in contract.invariants}
     verdicts = {
-        name: InvariantOutcome(name, kinds[name], "error", ACTION_LEVEL_REASON)
+        name: InvariantOutcome(name, kinds[name], "error", ACTION_LEVEL_REASON, credit="error")
         for name, mode in modes.items()
         if mode == ACTION
     }
@@ -95,6 +95,7 @@ def _check_together(
                     kinds[name],
                     "error" if vacuous else "holds",
                     vacuous or "checked together with the other invariants",
+                    credit="vacuous" if vacuous else "credited",
                 )
             break
         violated = violated_name(check, run, invariants)
@@ -116,7 +117,7 @@ def _check_one(
     check: CheckModules, name: str, kind: InvariantKind, mode: str, live: bool, budget: Budget
 ) -> InvariantOutcome:
     if budget.fatal:
-        return InvariantOutcome(name, kind, "error", budget.fatal)
+        return InvariantOutcome(name, kind, "error", budget.fatal, credit="error")
     cfg = (
         check.cfg(invariants=[name], live=live)
         if mode == INVARIANT
@@ -124,7 +125,7 @@ def _check_one(
     )
     run = _run(check, cfg, budget.alone(), budget, name)
     if budget.fatal:
-        return InvariantOutcome(name, kind, "error", budget.fatal)
+        return InvariantOutcome(name, kind, "error", budget.fatal, credit="error")
     # A joint run that reaches its limit only sends its invariants here; a run alone decides.
     raise_if_timed_out("invariant", run, budget.per_invariant)
     return verdict_from_run(name, kind, run, mode, budget.min_states)

@@ -20,9 +20,9 @@ from evaluation.phases.invariants.levels import PROPERTY, check_modes
 from evaluation.results import InvariantOutcome, PhaseOutcome, PhaseStatus
 from evaluation.tla.parsed import ParsedSpec, spec_of
 
-# How the reason of an invariant over invented state begins (the run page marks those rows).
+# How the reason of an invariant over invented state begins, and of one over a variable the spec
+# does not have at all: prose for the reader; the result's `credit` says which it is.
 NOT_MODELLED = "not modelled by the spec"
-# ... and of one over a variable the spec does not have at all.
 ABSENT = "not checked"
 NO_FAIRNESS_NOTE = (
     "checked under Init /\\ [][Next]_vars without fairness (the spec's Spec declares no WF_/SF_)"
@@ -121,7 +121,7 @@ def _not_modelled(
     for outcome in outcomes:
         used = sorted(reads.get(outcome.name, set()) & set(invented))
         if used and outcome.verdict == "holds":
-            outcome.verdict = "error"
+            outcome.verdict, outcome.credit = "error", "not_modelled"
             outcome.reason = (
                 f"{NOT_MODELLED}: the adapter maps {', '.join(used)} to an expression "
                 "that reads no spec variable, so this invariant cannot be credited"
@@ -138,6 +138,7 @@ def _unchecked(contract: Contract, name: str, missing: list[str]) -> InvariantOu
         f"{ABSENT}: it reads {names}, which the spec neither declares nor defines, and no "
         f"adapter maps it; declare {names} in the spec or map it in an adapter "
         f"(`variables: {missing[0]}: <an expression over your variables>`)",
+        credit="absent",
     )
 
 

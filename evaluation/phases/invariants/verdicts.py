@@ -81,8 +81,9 @@ def verdict_from_run(
     if completed_without_error(run):
         vacuous = vacuity(run, min_states)
         if vacuous:
-            return InvariantOutcome(name, kind, "error", vacuous)
-        return InvariantOutcome(name, kind, "holds")
+            # Too little explored to say the invariant constrains anything: not a fault, no credit.
+            return InvariantOutcome(name, kind, "error", vacuous, credit="vacuous")
+        return InvariantOutcome(name, kind, "holds", credit="credited")
     if run.status == "error" and run.exit_code in (
         EC.ExitStatus.VIOLATION_SAFETY,
         EC.ExitStatus.VIOLATION_LIVENESS,
@@ -93,15 +94,17 @@ def verdict_from_run(
             if run.exit_code == EC.ExitStatus.VIOLATION_SAFETY
             else "TLC found a behaviour of the spec that violates it"
         )
-        return InvariantOutcome(name, kind, "violated", reason, trace)
+        return InvariantOutcome(name, kind, "violated", reason, trace, credit="failed")
     if run.exit_code == EC.ExitStatus.VIOLATION_DEADLOCK:
         reason = (
             "TLC reached a deadlock before the check completed (the task's deadlock policy is "
             "'error'), so the invariant could not be established"
         )
-        return InvariantOutcome(name, kind, "error", reason, parse_trace(run.messages))
+        return InvariantOutcome(
+            name, kind, "error", reason, parse_trace(run.messages), credit="error"
+        )
     reason = f"TLC could not check it (exit code {run.exit_code}): "
-    return InvariantOutcome(name, kind, "error", reason + error_text(run))
+    return InvariantOutcome(name, kind, "error", reason + error_text(run), credit="error")
 
 
 def temporal_violation(run: ToolRun) -> bool:

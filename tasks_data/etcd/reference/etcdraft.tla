@@ -67,14 +67,14 @@ HandleVoteRequest(i, m) ==
                   /\ votedFor' = [votedFor EXCEPT ![i] = IF grant THEN m.from ELSE vote]
             /\ UNCHANGED <<commitIndex, logLen, logLastTerm>>
 
-\* A candidate with a quorum of votes in its term becomes leader and appends an empty entry.
+\* A candidate with a quorum of votes in its term becomes leader. Its empty entry is appended
+\* after, as a proposal of its own: etcd logs BecomeLeader with the log unchanged and the append
+\* as the Replicate event that follows (the contract's ClientProposal).
 BecomeLeader(i) ==
   /\ state[i] = Candidate
   /\ \E Q \in Quorum : \A j \in Q : currentTerm[j] = currentTerm[i] /\ votedFor[j] = i
   /\ state' = [state EXCEPT ![i] = Leader]
-  /\ logLen' = [logLen EXCEPT ![i] = @ + 1]
-  /\ logLastTerm' = [logLastTerm EXCEPT ![i] = currentTerm[i]]
-  /\ UNCHANGED <<currentTerm, votedFor, commitIndex>>
+  /\ UNCHANGED <<currentTerm, votedFor, commitIndex, logLen, logLastTerm>>
 
 \* Step(MsgProp) on the leader: one entry of its term is appended.
 ClientProposal(i) ==
@@ -138,6 +138,13 @@ AdvanceCommitIndex(i) ==
        /\ commitIndex' = [commitIndex EXCEPT ![i] = c]
   /\ UNCHANGED <<currentTerm, state, votedFor, logLen, logLastTerm>>
 
+\* CheckQuorum: a leader that has not heard from a quorum steps down, in its own term (the
+\* check_quorum scenario shows it; the step is logged as BecomeFollower, no target action).
+StepDown(i) ==
+  /\ state[i] = Leader
+  /\ state' = [state EXCEPT ![i] = Follower]
+  /\ UNCHANGED <<currentTerm, votedFor, commitIndex, logLen, logLastTerm>>
+
 \* What Next lets a candidate or leader send (the handlers accept any message).
 VoteMsg(c, i) ==
   [type |-> "MsgVote", from |-> c, to |-> i, term |-> currentTerm[c],
@@ -157,9 +164,10 @@ HeartbeatMsg(l, i) ==
 \* and only model checking needs a finite state space.
 Next ==
   \/ \E i \in Server : currentTerm[i] < MaxTerm /\ ElectionTimeout(i)
-  \/ \E i \in Server : logLen[i] < MaxLogLen /\ BecomeLeader(i)
+  \/ \E i \in Server : BecomeLeader(i)
   \/ \E i \in Server : logLen[i] < MaxLogLen /\ ClientProposal(i)
   \/ \E i \in Server : AdvanceCommitIndex(i)
+  \/ \E i \in Server : StepDown(i)
   \/ \E c, i \in Server : state[c] = Candidate /\ i # c /\ HandleVoteRequest(i, VoteMsg(c, i))
   \/ \E l, i \in Server :
        /\ state[l] = Leader /\ i # l

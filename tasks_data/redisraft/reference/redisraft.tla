@@ -131,6 +131,13 @@ LogCommit(i) ==
        /\ commitIndex' = [commitIndex EXCEPT ![i] = c]
   /\ UNCHANGED <<currentTerm, state, votedFor, logLen, logLastTerm>>
 
+\* A leader that lost its quorum steps down in its own term (raft_periodic's quorum check;
+\* logged as BecomeFollower with the same term, no target action: the traces show it).
+StepDown(i) ==
+  /\ state[i] = Leader
+  /\ state' = [state EXCEPT ![i] = Follower]
+  /\ UNCHANGED <<currentTerm, votedFor, commitIndex, logLen, logLastTerm>>
+
 \* What Next lets a pre-candidate, candidate or leader send (the handlers accept any message).
 VoteMsg(c, i) ==
   [type |-> "RequestVote", from |-> c, to |-> i,
@@ -151,6 +158,7 @@ Next ==
   \/ \E i \in Server : logLen[i] < MaxLogLen /\ BecomeLeader(i)
   \/ \E i \in Server : logLen[i] < MaxLogLen /\ LogAppend(i)
   \/ \E i \in Server : LogCommit(i)
+  \/ \E i \in Server : StepDown(i)
   \/ \E c, i \in Server :
        /\ state[c] \in {PreCandidate, Candidate} /\ i # c
        /\ RecvRequestVote(i, VoteMsg(c, i))

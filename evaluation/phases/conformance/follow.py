@@ -1,0 +1,449 @@
+"""Follow every trace from the spec's Init and decide each of its events (followmodule.py builds
+the module; docs/ARCHITECTURE.md, "P3: following the traces", gives the semantics).
+
+Verdicts of one event (a window), from the nonce-tagged lines of runs that ended normally:
+- pass: some state the spec reaches by explaining the trace up to the event takes it (`v`);
+- fail: some state consistent with the trace's history reached the event's position, and none
+  took it;
+- undecided: the position was never reached (the spec left the trace earlier and could not be
+  resynchronised, or a bound of the run stopped it), with the reason;
+- error: TLC could not evaluate the spec or the adapter there.
+After a failed (or errored) event the next run of that trace replaces the event by a
+resynchronisation: the spec's own steps from the states at its position to a state showing the
+event's post-state. Runs repeat until no trace has a new failure, at most runner.MAX_RUNS in
+all. A negative is accepted iff some state at the position of an event it is attached to takes
+it (`n`).
+
+Output cut short by the sandbox proves nothing: the traces of such a run are run again in
+halves (down to one trace), and a trace whose own run is cut gets an error on every event
+(never a pass), and its negatives count as not evaluated.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from typing import Any
+
+from evaluation.phases.conformance import generator as gen
+from evaluation.phases.conformance import runner
+from evaluation.phases.conformance.cases import Case
+from evaluation.phases.conformance.diagnose import read_tagged
+from evaluation.phases.conformance.followmodule import Bounds, FollowRun, build
+from evaluation.phases.conformance.runner import Budget, SetupError, error_text, run_module
+from evaluation.phases.conformance.tlatext import tla_text
+from evaluation.phases.conformance.traces import Trace
+from evaluation.results import WindowVerdict
+from evaluation.tla.codes import EC
+from evaluation.tla.parsed import ParsedSpec
+from evaluation.tla.sandbox.limits import ToolRun
+from evaluation.tla.sandbox.precheck import uses_tlcset
+from evaluation.windows.window import Window
+
+_DISTINCT = re.compile(r"(\d+) distinct states found")
+SHOWN_STATES = 50  # frontier states kept per failing event, for the diagnosis
+CUT = "TLC's output was too large to read (a cut output decides nothing for the spec)"
+
+
+@dataclass
+class EventResult:
+    verdict: WindowVerdict
+    reason: str = ""
+    states: int = 0  # frontier states printed at the event's position (fail only)
+    hint: str = ""  # undecided: how a submitter resolves it (one text per kind, for grouping)
+
+
+# How to resolve an undecided event, one text per cause (the run page groups by it).
+HINT_UNBRIDGED = (
+    "Let the spec reach this event's pre-state: between two logged events it may take only a "
+    "bounded number of steps the trace does not log. Check its Init and the actions that "
+    "model the system's unlogged steps."
+)
+HINT_LEFT = (
+    "Fix the first event of this trace that the spec could not take (the trace's timeline on "
+    "the run page names it and the guard that was false). The events after it are decided once "
+    "the spec follows the trace past it."
+)
+HINT_CAPPED = (
+    "Narrow the spec's free choices: following this trace reached the bound on distinct states "
+    "of one run before this event."
+)
+HINT_WORK = "Make the spec cheaper to evaluate: P3 reached its CPU work bound before this event."
+
+
+@dataclass
+class Followed:
+    """Per event (global number, 1-based) its result; per trace what the runs saw."""
+
+    events: dict[int, EventResult] = field(default_factory=dict)
+    frontier: dict[int, list[str]] = field(default_factory=dict)  # failing event -> states
+    accepted: set[int] = field(default_factory=set)  # negative numbers (1-based) accepted
+    reached_negatives: set[int] = field(default_factory=set)  # their events were reached
+    cut_negatives: set[int] = field(default_factory=set)  # in a run read only in part
+    left: dict[int, tuple[int, str]] = field(default_factory=dict)  # trace -> (event, why)
+    resynced: dict[int, list[int]] = field(default_factory=dict)  # trace -> events resynced
+    distinct: int = 0  # the largest number of distinct states one run found
+    work_bound_reached: bool = False  # the check's CPU work bound stopped a run
+
+
+@dataclass
+class _Trace:
+    events: list[int]  # global numbers
+    skip: set[int] = field(default_factory=set)
+    fresh: set[int] = field(default_factory=set)
+    done: bool = False
+
+
+def follow(
+    plan: gen.Plan,
+    spec: ParsedSpec,
+    traces: list[Trace],
+    windows: list[Window],
+    negatives: list[tuple[int, Case]],
+    actions: list[str],
+    bounds: Bounds,
+    budget: Budget,
+    folded: Collection[str] = (),
+) -> tuple[list[int], Followed]:
+    """`negatives`: (window index, negative case). Returns the window index of each global
+    event number (1-based, index + 1 into the list) and what the runs decided."""
+    order = [ev.window for tr in traces for ev in tr.events]
+    number = {w: e for e, w in enumerate(order, 1)}
+    quiet = [ev.quiet for tr in traces for ev in tr.events]
+    logged = [ev.logged for tr in traces for ev in tr.events]
+    lax = [not q and windows[w]["action"] in folded for w, q in zip(order, quiet, strict=True)]
+    state = []
+    start = 1
+    for tr in traces:
+        state.append(_Trace(list(range(start, start + len(tr.events)))))
+        start += len(tr.events)
+    negs = [(number[w], c) for w, c in negatives if w in number]
+    out = Followed()
+    queue = [list(range(len(state)))]
+    while queue:
+        chosen = queue.pop(0)
+        chosen = [k for k in chosen if not state[k].done]
+        if not chosen:
+            continue
+        if budget.runs >= runner.MAX_RUNS:
+            for k in chosen:
+                _give_up(out, state[k], f"not evaluated: more than {runner.MAX_RUNS} TLC runs")
+            continue
+        if budget.work_left() <= 0:
+            for k in chosen:
+                _give_up(out, state[k], work_bound_reason(budget), hint=HINT_WORK)
+            continue
+        again = _one_run(
+            plan,
+            spec,
+            state,
+            chosen,
+            order,
+            windows,
+            quiet,
+            lax,
+            logged,
+            negs,
+            actions,
+            bounds,
+            budget,
+            out,
+        )
+        queue.extend(again)
+    # Every path above decides each event of a finished trace; an event left without a verdict
+    # is a scorer fault, and fails closed (an error never passes).
+    for e in range(1, len(order) + 1):
+        out.events.setdefault(e, EventResult("error", LOST))
+    return order, out
+
+
+def work_bound_reason(budget: Budget) -> str:
+    return (
+        f"not decided: the spec's evaluation reached P3's work bound of "
+        f"{budget.work_cpu_seconds:g} CPU seconds (TLC's own, not the machine's load) first"
+    )
+
+
+LOST = "not evaluated: the scorer left this event without a verdict (a scorer fault)"
+
+
+def _one_run(
+    plan: gen.Plan,
+    spec: ParsedSpec,
+    state: list[_Trace],
+    chosen: list[int],
+    order: list[int],
+    windows: list[Window],
+    quiet: list[bool],
+    lax: list[bool],
+    logged: list[int],
+    negs: list[tuple[int, Case]],
+    actions: list[str],
+    bounds: Bounds,
+    budget: Budget,
+    out: Followed,
+) -> list[list[int]]:
+    """Run the traces `chosen`; record what it decided; return the groups to run again."""
+    local = [e for k in chosen for e in state[k].events]
+    renumber = {e: j for j, e in enumerate(local, 1)}
+    mine = [(renumber[e], c, k) for k, (e, c) in enumerate(negs, 1) if e in renumber]
+    follow_run = FollowRun(
+        traces=[[renumber[e] for e in state[k].events] for k in chosen],
+        windows=[windows[order[e - 1]] for e in local],
+        quiet=[quiet[e - 1] for e in local],
+        skip=[any(e in state[k].skip for k in chosen) for e in local],
+        fresh=[any(e in state[k].fresh for k in chosen) for e in local],
+        negatives=[(e, c) for e, c, _ in mine],
+        lax=[lax[e - 1] for e in local],
+        logged=[logged[e - 1] for e in local],
+    )
+    # The registers only where nothing a submitter wrote (the adapter's expressions, refused
+    # already when they name TLCSet) brings TLCSet into the module.
+    trusted = not uses_tlcset(build(plan, follow_run, actions, bounds, registers=False))
+    module = build(plan, follow_run, actions, bounds, registers=trusted)
+    run = run_module(plan, spec, module, budget, trusted=trusted)
+    if run.work_exceeded:
+        # The spec's own cost: what the run printed before it was stopped still decides (a
+        # printed step was taken), the rest is undecided, and nothing runs again.
+        _passes_before_the_error(run, plan.nonce, state, chosen, renumber, out)
+        accepted = _numbers(run.output, plan.nonce, "n")
+        out.accepted |= {k for j, (_, _, k) in enumerate(mine, 1) if j in accepted}
+        for k in chosen:
+            _give_up(out, state[k], work_bound_reason(budget), hint=HINT_WORK)
+        out.work_bound_reached = True
+        return []
+    if run.status != "ok":
+        return _failed_run(plan, run, state, chosen, local, out)
+    if run.truncated:
+        if len(chosen) > 1:
+            return _halves(chosen)
+        _give_up(out, state[chosen[0]], CUT, verdict="error")
+        out.cut_negatives |= {k for _, _, k in mine}
+        return []
+    found = _DISTINCT.findall(run.output)
+    distinct = int(found[-1]) if found else 0
+    out.distinct = max(out.distinct, distinct)
+    capped = distinct >= bounds.states
+    taken = _numbers(run.output, plan.nonce, "v")
+    resynced = _numbers(run.output, plan.nonce, "y")
+    shown = _numbers(run.output, plan.nonce, "p")
+    accepted = _numbers(run.output, plan.nonce, "n")
+    out.accepted |= {k for j, (_, _, k) in enumerate(mine, 1) if j in accepted}
+    for item in read_tagged(run.output, plan.nonce, "f"):
+        e = local[item[1] - 1]
+        states = out.frontier.setdefault(e, [])
+        if len(states) < SHOWN_STATES:
+            states.append(_tuple_text(item[2]))
+    seen = _Seen(taken, resynced, shown, capped)
+    for k in chosen:
+        tr = state[k]
+        tr.fresh.clear()
+        _read_trace(out, tr, k, renumber, seen, quiet, bounds)
+    out.reached_negatives |= {
+        k for e, _, k in mine if _reached(e, renumber, state, chosen, taken, resynced)
+    }
+    again = [k for k in chosen if not state[k].done]
+    return [again] if again else []
+
+
+def _reached(
+    e: int,
+    renumber: dict[int, int],
+    state: list[_Trace],
+    chosen: list[int],
+    taken: set[int],
+    resynced: set[int],
+) -> bool:
+    for k in chosen:
+        events = [renumber[x] for x in state[k].events]
+        if e in events:
+            p = events.index(e)
+            return p == 0 or events[p - 1] in taken | resynced
+    return False
+
+
+@dataclass(frozen=True)
+class _Seen:
+    """What one run printed, by the run's own event numbers."""
+
+    taken: set[int]  # `v`: some state took the event
+    resynced: set[int]  # `y`: some state picked the trace up after the skipped event
+    shown: set[int]  # `p`: some state at the event's position showed its pre-state
+    capped: bool  # the run stopped at its state bound
+
+
+def _read_trace(
+    out: Followed,
+    tr: _Trace,
+    k: int,
+    renumber: dict[int, int],
+    seen: _Seen,
+    quiet: list[bool],
+    bounds: Bounds,
+) -> None:
+    taken, resynced, capped = seen.taken, seen.resynced, seen.capped
+    for p, e in enumerate(tr.events):
+        j = renumber[e]
+        reached = p == 0 or renumber[tr.events[p - 1]] in taken | resynced
+        if not reached:
+            before = tr.events[p - 1]
+            why = (
+                f"the run reached its bound of {bounds.states} distinct states first"
+                if capped
+                else _left_reason(out, before, bounds)
+            )
+            out.left[k] = (before, why)
+            _undecided(out, tr.events[p:], why, HINT_CAPPED if capped else HINT_LEFT)
+            tr.done = True
+            return
+        if e in tr.skip:
+            if j in resynced:
+                out.resynced.setdefault(k, []).append(e)
+            continue
+        if j in taken:
+            out.events[e] = EventResult("pass")
+            continue
+        if capped:
+            why = f"the run reached its bound of {bounds.states} distinct states first"
+            out.left[k] = (e, why)
+            _undecided(out, tr.events[p:], why, HINT_CAPPED)
+            tr.done = True
+            return
+        if j in seen.shown or quiet[e - 1]:
+            out.events[e] = EventResult("fail")
+        else:
+            # The trace does not say what happened since its previous event: a pre-state the
+            # spec does not reach within the gap's bound decides nothing about the action.
+            out.events[e] = EventResult("undecided", _unbridged(p, bounds), hint=HINT_UNBRIDGED)
+        tr.skip.add(e)
+        tr.fresh.add(e)
+        return
+    tr.done = True
+
+
+def _unbridged(position: int, bounds: Bounds) -> str:
+    since = "Init" if position == 0 else "the states where it took the previous event"
+    return (
+        f"no state the spec reaches from {since} within {bounds.free} steps shows this "
+        "event's pre-state, and the trace does not say what happened in between"
+    )
+
+
+def _left_reason(out: Followed, before: int, bounds: Bounds) -> str:
+    result = out.events.get(before)
+    what = {"error": "could not be evaluated", "undecided": "was not reached"}.get(
+        result.verdict if result else "", "failed"
+    )
+    return (
+        f"the spec left the trace: event {before} {what} and no state the spec reaches from the "
+        f"states at its position within {bounds.free + bounds.resync} steps shows its post-state"
+    )
+
+
+def _undecided(out: Followed, events: list[int], why: str, hint: str = "") -> None:
+    for e in events:
+        if e not in out.events:
+            out.events[e] = EventResult("undecided", why, hint=hint or why)
+
+
+def _give_up(
+    out: Followed, tr: _Trace, why: str, verdict: WindowVerdict = "undecided", hint: str = ""
+) -> None:
+    for e in tr.events:
+        if verdict == "error" or e not in out.events:
+            out.events[e] = EventResult(verdict, why, hint=hint or why)
+    tr.done = True
+
+
+def _halves(chosen: list[int]) -> list[list[int]]:
+    """A run of several traces that decided nothing is run again in two halves, each split
+    again if it fails the same way, down to single traces: the runs grow with the log of the
+    traces, not their number (one run per trace exhausted runner.MAX_RUNS on rwmutex's 40)."""
+    half = len(chosen) // 2
+    return [chosen[:half], chosen[half:]]
+
+
+def _failed_run(
+    plan: gen.Plan,
+    run: ToolRun,
+    state: list[_Trace],
+    chosen: list[int],
+    local: list[int],
+    out: Followed,
+) -> list[list[int]]:
+    """A run that stopped with an error: the event it was evaluating gets the error and is
+    skipped from then on; an error no event can be blamed for splits the traces."""
+    problem = runner._setup_problem(run)
+    if problem:
+        raise SetupError(problem.replace(plan.nonce, ""), run.messages)
+    renumber = {e: j for j, e in enumerate(local, 1)}
+    _passes_before_the_error(run, plan.nonce, state, chosen, renumber, out)
+    blamed = _blamed(run, plan.nonce)
+    reason = error_text(run, plan.nonce)
+    if blamed is not None:
+        t, i = blamed
+        if 1 <= t <= len(chosen) and 1 <= i <= len(state[chosen[t - 1]].events):
+            tr = state[chosen[t - 1]]
+            e = tr.events[i - 1]
+            if e in tr.skip:
+                # The error is on the way past an event already skipped: the trace ends here.
+                out.left[chosen[t - 1]] = (e, f"TLC could not evaluate the spec there: {reason}")
+                _undecided(out, tr.events[i:], f"the spec left the trace: {reason}", HINT_LEFT)
+                # Events before it that the aborted run did not print: nothing decided them.
+                _undecided(out, tr.events[:i], f"not decided: TLC stopped at event {e} first")
+                tr.done = True
+                return [chosen]
+            out.events[e] = EventResult("error", reason)
+            tr.skip.add(e)
+            return [chosen]
+    if len(chosen) > 1:
+        return _halves(chosen)
+    tr = state[chosen[0]]
+    # Before the first event (or in Init): nothing of this trace can be evaluated.
+    pending = [e for e in tr.events if e not in out.events or e in tr.skip]
+    if pending and tr.skip:
+        _give_up(out, tr, reason)
+    else:
+        _give_up(out, tr, reason, verdict="error")
+    return []
+
+
+def _passes_before_the_error(
+    run: ToolRun,
+    nonce: str,
+    state: list[_Trace],
+    chosen: list[int],
+    renumber: dict[int, int],
+    out: Followed,
+) -> None:
+    """A run that stopped with an error still printed, before it, the events some state took:
+    each such line is a step the spec took from a state consistent with the trace, so a pass
+    (an errored run read no further proves nothing else)."""
+    taken = _numbers(run.output, nonce, "v")
+    for k in chosen:
+        for e in state[k].events:
+            if renumber[e] in taken and e not in out.events:
+                out.events[e] = EventResult("pass")
+
+
+def _blamed(run: ToolRun, nonce: str) -> tuple[int, int] | None:
+    """(trace number in the run, position) of the state TLC's error trace ends in, when a trace
+    was chosen there."""
+    t_pat = re.compile(rf"_tr_{nonce} = (\d+)")
+    i_pat = re.compile(rf"_pos_{nonce} = (\d+)")
+    last: tuple[int, int] | None = None
+    for m in run.messages:
+        if m.code == EC.TLC_STATE_PRINT2:
+            t, i = t_pat.search(m.text), i_pat.search(m.text)
+            if t and i and int(t.group(1)) > 0:
+                last = (int(t.group(1)), int(i.group(1)))
+    return last
+
+
+def _numbers(output: str, nonce: str, tag: str) -> set[int]:
+    return {int(k) for k in re.findall(rf'<<\s*"{nonce}{tag}",\s*(\d+)\s*>>', output)}
+
+
+def _tuple_text(values: tuple[Any, ...]) -> str:
+    return "<<" + ", ".join(tla_text(v) for v in values) + ">>"
