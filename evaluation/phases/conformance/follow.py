@@ -214,7 +214,7 @@ def _one_run(
         out.work_bound_reached = True
         return []
     if run.status != "ok":
-        return _failed_run(plan, run, state, chosen, local, out)
+        return _failed_run(plan, run, state, chosen, renumber, out)
     if run.truncated:
         if len(chosen) > 1:
             return _halves(chosen)
@@ -369,7 +369,7 @@ def _failed_run(
     run: ToolRun,
     state: list[_Trace],
     chosen: list[int],
-    local: list[int],
+    renumber: dict[int, int],
     out: Followed,
 ) -> list[list[int]]:
     """A run that stopped with an error: the event it was evaluating gets the error and is
@@ -377,7 +377,6 @@ def _failed_run(
     problem = runner._setup_problem(run)
     if problem:
         raise SetupError(problem.replace(plan.nonce, ""), run.messages)
-    renumber = {e: j for j, e in enumerate(local, 1)}
     _passes_before_the_error(run, plan.nonce, state, chosen, renumber, out)
     blamed = _blamed(run, plan.nonce)
     reason = error_text(run, plan.nonce)
