@@ -112,8 +112,9 @@ def labelled_image():
 
     def make(code: str | None) -> str:
         tag = f"sysmobench-stamp-test:{uuid.uuid4().hex[:12]}"
-        label = f"\nLABEL {CODE_LABEL}={code}" if code is not None else ""
-        dockerfile = f"FROM {IMAGE}{label}\n".encode()
+        # An empty value stands for no label: the scorer image's own label (CI's image has the
+        # right one) would otherwise be inherited.
+        dockerfile = f'FROM {IMAGE}\nLABEL {CODE_LABEL}="{code or ""}"\n'.encode()
         client.images.build(fileobj=io.BytesIO(dockerfile), tag=tag, rm=True)
         made.append(tag)
         return tag
