@@ -3,7 +3,10 @@
 # modules and evaluation/, run as a non-root user. The worker starts it with no network, a
 # read-only root file system and a tmpfs on /tmp (evaluation/backends/container.py).
 #
-#   docker build -f docker/scorer.Dockerfile -t sysmobench-scorer .
+#   bin/build-images scorer        (passes SCORER_CODE, the digest of evaluation/, and
+#                                   SCORER_VERSION; a build without them fails, see below)
+#   docker build --build-arg SCORER_CODE="$(python -m evaluation.backends.stamp)" \
+#     -f docker/scorer.Dockerfile -t sysmobench-scorer .
 #   docker build --build-arg BASE_IMAGE=sysmobench/bookworm-base -f docker/scorer.Dockerfile ...
 #     (a base made by bin/make-base-image where debian:bookworm-slim cannot be pulled)
 ARG BASE_IMAGE=debian:bookworm-slim
@@ -37,6 +40,17 @@ COPY tasks_data/ tasks_data/
 RUN python -m compileall -q evaluation \
  && python -m evaluation.backends.imagesetup "$SYSMOBENCH_TOOL_VERSIONS" \
  && chmod -R a+rX,go-w /opt/sysmobench
+
+# Which code the image holds (evaluation/backends/stamp.py): the container backend refuses an
+# image whose label is not the digest of the worker's own evaluation/, so a stale image is named
+# as such instead of failing every run obscurely. bin/build-images passes both; the build fails
+# when the digest of the copied package is not the one passed, so the label cannot lie.
+ARG SCORER_CODE=""
+ARG SCORER_VERSION=""
+RUN test "$(python -m evaluation.backends.stamp)" = "$SCORER_CODE" \
+ || { echo "SCORER_CODE is not the digest of the copied evaluation/ (bin/build-images passes it)" >&2; exit 1; }
+LABEL org.sysmobench.scorer.code="$SCORER_CODE" \
+      org.sysmobench.scorer.version="$SCORER_VERSION"
 
 USER 10001:10001
 ENTRYPOINT ["python", "-m", "evaluation"]

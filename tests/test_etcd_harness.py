@@ -166,9 +166,12 @@ def test_the_reference_passes_every_window_of_the_run(short_run):
     assert len(outcome.windows) == len(cut.windows)
 
 
-def _stale_vote_requests(short_run, tmp_path):
-    # Seed 6's third and fourth election runs deliver a delayed MsgVote of term 1 to a node
-    # already in term 2; etcd ignores it (raft.Step).
+@pytest.fixture(scope="module")
+def stale_votes(short_run, tmp_path_factory):
+    """One harness run for both stale-vote tests (the binary `short_run` built). Seed 6's third
+    and fourth election runs deliver a delayed MsgVote of term 1 to a node already in term 2;
+    etcd ignores it (raft.Step)."""
+    tmp_path = tmp_path_factory.mktemp("stale-votes")
     run = subprocess.run(
         [str(ROOT / "var/harness-bin/etcd-traces"), "-seed", "6", "-runs", "4"]
         + ["-scenario", "election", "-out", str(tmp_path)],
@@ -191,8 +194,8 @@ def _stale_vote_requests(short_run, tmp_path):
     return contract, cut, stale
 
 
-def test_a_vote_request_of_an_older_term_is_recorded_and_changes_nothing(short_run, tmp_path):
-    _, _, stale = _stale_vote_requests(short_run, tmp_path)
+def test_a_vote_request_of_an_older_term_is_recorded_and_changes_nothing(stale_votes):
+    _, _, stale = stale_votes
     assert len(stale) == 2
     assert all(w["post_state"] == w["pre_state"] for w in stale)
 
@@ -210,8 +213,8 @@ STATE_QUORUM = (
 
 @pytest.mark.tla
 @pytest.mark.xfail(strict=True, reason=STATE_QUORUM)
-def test_the_reference_takes_a_stale_vote_request_within_its_trace(short_run, tmp_path):
-    contract, cut, stale = _stale_vote_requests(short_run, tmp_path)
+def test_the_reference_takes_a_stale_vote_request_within_its_trace(stale_votes):
+    contract, cut, stale = stale_votes
     # P3 follows each trace from Init: the stale requests are checked within their traces.
     traces = {w["trace_id"] for w in stale}
     followed = [w for w in cut.windows if w["trace_id"] in traces]

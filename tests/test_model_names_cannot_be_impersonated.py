@@ -14,13 +14,29 @@ from django.urls import reverse
 
 from leaderboard.accounts.tokens import create_token
 from leaderboard.models import ModelUnderTest, Run
-from leaderboard.submit.forms import folded
+from leaderboard.submit.forms import folded, name_taken
 from tests.base import WorldTestCase, make_model, make_phase_result, make_run, make_user
 
 SPIN = (Path(settings.TASKS_DATA_DIR) / "spin" / "reference" / "spin.tla").read_text()
 
 IMPERSONATIONS = ["Gemini 3.1 Pro", "GEMINI 3.1 PRO", "gemini-3-1-pro!", "Gemini\u00a031 Pro",
                   "Ｇｅｍｉｎｉ 3.1 Pro"]  # fmt: skip
+# Look-alike letters (issue 35): each reads "Gemini 3.1 Pro" on screen.
+LOOK_ALIKES = {
+    "Cyrillic e": "G\u0435mini 3.1 Pro",
+    "Cyrillic o and i": "Gem\u0456ni 3.1 Pr\u043e",
+    "Greek capital O": "GEMINI 3.1 PR\u039f",
+    "mixed scripts": "G\u0435m\u03b9ni 3.1 Pr\u0585",  # Cyrillic, Greek, Armenian
+    "mathematical bold": "\U0001d406\U0001d41e\U0001d426\U0001d422\U0001d427\U0001d422 3.1 Pro",
+    "zero-width space": "Gem\u200bini 3.1 Pro",
+    "zero-width joiner": "Gemini\u200d 3.1 Pro",
+    "combining accent": "Gemi\u0301ni 3.1 Pro",
+    "accented letter": "Gem\u00efni 3.1 Pro",
+}
+# Honest names that only share words or scripts with the published ones. (A name needs an ASCII
+# letter or digit for its slug, so names wholly in another script are checked by name_taken.)
+DISTINCT = ["Qwen 3", "Gemini 3.1 Flash", "Gemini 3.1 Про", "Qwen 3 通义千问"]
+OTHER_SCRIPTS = ["通义千问", "ГигаЧат", "Джемини 3.1 Про"]
 
 
 class ImpersonationTest(WorldTestCase):
@@ -91,3 +107,48 @@ class ImpersonationTest(WorldTestCase):
         self.assertEqual(folded("Gemini 3.1 Pro"), folded("gemini-31-PRO"))
         self.assertNotEqual(folded("Qwen 2"), folded("Qwen 3"))
         self.assertEqual(folded("通义 千问"), "通义千问")
+
+
+class LookAlikeLetterTest(WorldTestCase):
+    """The attack the folding of case and punctuation let through: letters of another script,
+    invisible characters or accents that leave the name looking the same."""
+
+    @classmethod
+    def setUpTestData(cls):
+        super().setUpTestData()
+        cls.gemini = make_model("gemini-3-1-pro", name="Gemini 3.1 Pro", organisation="Google")
+        cls.qwen = make_model("qwen-2-5", name="Qwen 2.5", organisation="Alibaba")
+        cls.mallory = make_user("mallory")
+
+    def form_errors(self, name: str) -> dict:
+        client = Client()
+        client.force_login(self.mallory)
+        response = client.post(reverse("submit"), {"task": "spin", "new_model_name": name,
+                                                   "new_model_organisation": "Google"})  # fmt: skip
+        return response.context["form"].errors
+
+    def test_a_look_alike_of_a_published_name_is_refused(self):
+        for attack, name in LOOK_ALIKES.items():
+            with self.subTest(attack=attack, name=name):
+                self.assertNotEqual(name, "Gemini 3.1 Pro")
+                errors = self.form_errors(name)
+                self.assertIn("is not available", errors.get("new_model_name", [""])[0])
+        self.assertFalse(ModelUnderTest.objects.filter(owner=self.mallory).exists())
+
+    def test_honest_distinct_names_pass(self):
+        for name in DISTINCT:
+            with self.subTest(name=name):
+                self.assertNotIn("new_model_name", self.form_errors(name))
+
+    def test_names_in_other_scripts_are_not_taken(self):
+        for name in OTHER_SCRIPTS:
+            with self.subTest(name=name):
+                self.assertFalse(name_taken(name))
+
+    def test_accents_stay_on_letters_not_read_as_latin(self):
+        # Japanese voiced kana and Cyrillic "й" are other letters, not decorated ones.
+        self.assertNotEqual(folded("\u30ac"), folded("\u30ab"))
+        self.assertNotEqual(folded("\u0439"), folded("\u0438"))
+        self.assertNotEqual(
+            folded("\u0928\u092e\u0938\u094d\u0924\u0947"), folded("\u0928\u092e\u0938\u0924")
+        )

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from evaluation.backends.stamp import ImageMismatch, image_mismatch, running_code
 from evaluation.cli import (
     EXIT_BAD_INPUT,
     EXIT_INFRASTRUCTURE,
@@ -74,6 +75,16 @@ class ContainerError(RuntimeError):
 
 class ContainerTimeout(ContainerError):
     """The run outlived its total wall-clock budget and its container was killed."""
+
+
+class StaleScorerImage(ContainerError):
+    """The image was built from other code than the worker runs (`stamp.image_mismatch`): every
+    run would fail alike until it is rebuilt, so it is the machine's failure, never the spec's
+    score, and no attempt is worth repeating before an operator rebuilds the image."""
+
+    def __init__(self, mismatch: ImageMismatch) -> None:
+        super().__init__(mismatch.advice())
+        self.mismatch = mismatch
 
 
 @dataclass(frozen=True)
@@ -150,7 +161,8 @@ def docker_client() -> DockerClient:
 
 
 def image_identity(client: DockerClient, image: str) -> dict[str, Any]:
-    """What the fingerprint records of the image: its name, its content id and repo digests."""
+    """What the fingerprint records of the image: its name, its content id and repo digests.
+    Raises StaleScorerImage when the image was not built from the code running here."""
     from docker.errors import DockerException, ImageNotFound
 
     try:
@@ -161,6 +173,9 @@ def image_identity(client: DockerClient, image: str) -> dict[str, Any]:
         ) from exc
     except DockerException as exc:
         raise ContainerError(f"cannot inspect the scorer image {image!r}: {exc}") from exc
+    mismatch = image_mismatch(image, found.labels, running_code())
+    if mismatch is not None:
+        raise StaleScorerImage(mismatch)
     return {
         "scorer_image": image,
         "scorer_image_id": found.id,

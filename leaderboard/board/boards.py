@@ -55,14 +55,24 @@ def compute_board(
     get_board()."""
     check_choice(policy, published)
     scope = store.scope_of(release)
-    store.ensure(scope)
-    return board_of_scope(scope, table_weights(weights, published), policy, published)
+    version = store.ensure(scope)
+    return board_of_scope(scope, table_weights(weights, published), policy, published, version)
 
 
-def board_of_scope(scope: int, weights: Weights, policy: str, published: str) -> Board:
+def board_of_scope(
+    scope: int, weights: Weights, policy: str, published: str, version: int | None = None
+) -> Board:
     """The board of a stored scope under a view. The default view reads its cells and overall
     intervals as stored; any other is arithmetic on the runs' figures the cells keep (no read
-    of the run tables), with its intervals drawn afresh."""
+    of the run tables), with its intervals drawn afresh. With the scope's `version`, those
+    figures are decoded once per version and process, not once per view.
+
+    Not from the cells' own phase means: those cannot give a custom board equal to this one
+    (issue 35; tests/test_custom_weight_boards_equal_the_full_build.py). A cell's interval
+    resamples its runs' overalls under the weights in use, which its means do not determine;
+    the best policy picks a run by them; a run's timed-out phase keeps its score in the phase
+    mean but counts 0 in the overall; and even where none of this applies, the weighted sum of
+    means differs from the mean of weighted sums in the last bits."""
     tasks: list[TaskColumn] = list(Task.objects.values("id", "slug", "name", "kind", "position"))
     n_tasks = max(len(tasks), 1)
     if is_default_view(weights, policy, published):
@@ -71,7 +81,9 @@ def board_of_scope(scope: int, weights: Weights, policy: str, published: str) ->
         rows = rows.merge(store.overall_intervals(scope), on="model_id", how="left")
         add_rank_ranges(rows)
     else:
-        raw, paper, units = store.stored_runs(scope)
+        raw, paper, units = (
+            store.stored_runs(scope) if version is None else store.stored_runs_at(scope, version)
+        )
         frame = scored(with_published_figures(raw, published, paper), weights)
         cells = counted_cells(frame, policy)
         rows = model_rows(cells, store.models_frame(), n_tasks)
@@ -87,6 +99,7 @@ def forget_cached_boards() -> None:
     board (the stored cells stay; only the computed boards go)."""
     _LOCAL_BOARDS.clear()
     _CUSTOM_BOARDS.clear()
+    store.forget_stored_runs()
     cache.clear()
 
 
@@ -125,7 +138,7 @@ def get_board(
             before_computing()
     board: Board | None = None if custom else _LOCAL_BOARDS.get(key) or cache.get(key)
     if board is None:
-        board = board_of_scope(scope, normalised, policy, published)
+        board = board_of_scope(scope, normalised, policy, published, version)
         board.key = key
         official = board if not custom else get_board(None, policy, published, release)
         board.official_rank = dict(zip(official.rows.model_id, official.rows["rank"], strict=True))

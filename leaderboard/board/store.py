@@ -32,6 +32,7 @@ from django.db import transaction
 from django.db.models import F
 
 from leaderboard.board import aggregate
+from leaderboard.board.memo import LocalMemo
 from leaderboard.board.policy import MEAN, PAPER, SITE
 from leaderboard.models import (
     BoardCell,
@@ -304,7 +305,7 @@ def overall_intervals(scope: int) -> pd.DataFrame:
     return rows
 
 
-def stored_runs(scope: int) -> tuple[pd.DataFrame, dict[int, dict[str, Any]], dict[int, Any]]:
+def stored_runs(scope: int) -> StoredRuns:
     """What the runs of `scope` gave the stored cells, for another view of them: one row per
     run with its raw phase scores and statuses (as `aggregate.run_frame` has them before
     scoring), run id -> the paper table's figures, run id -> units of the first runs."""
@@ -341,6 +342,28 @@ def stored_runs(scope: int) -> tuple[pd.DataFrame, dict[int, dict[str, Any]], di
         status = frame[f"{phase}_status"]
         frame[f"{phase}_status"] = status.where(status.notna(), float("nan"))
     return frame, paper, units
+
+
+# The decoded runs of the last scope versions read: decoding every cell's run records is most of
+# a board under a visitor's own weights (0.6 s of 1.8 s at 100 models × 11 tasks × 10 runs), and
+# it does not depend on the weights. The version is in the key: a changed scope is decoded anew.
+_STORED_RUNS = LocalMemo(2)
+StoredRuns = tuple[pd.DataFrame, dict[int, dict[str, Any]], dict[int, Any]]
+
+
+def stored_runs_at(scope: int, version: int) -> StoredRuns:
+    """`stored_runs(scope)` as of the scope's `version` (from `ensure`), decoded once per
+    process. Shared between boards: callers copy before they change any of it (`scored`
+    does)."""
+    found: StoredRuns | None = _STORED_RUNS.get((scope, version))
+    if found is None:
+        found = stored_runs(scope)
+        _STORED_RUNS.set((scope, version), found)
+    return found
+
+
+def forget_stored_runs() -> None:
+    _STORED_RUNS.clear()
 
 
 def _nones(texts: pd.Series) -> list[str | None]:

@@ -19,12 +19,30 @@ from django.utils.text import slugify
 from evaluation.surface import unstorable
 from leaderboard.models import ModelUnderTest, Run, Task
 from leaderboard.submit.lint import lint_upload, too_big
+from leaderboard.submit.lookalikes import LOOKALIKES
 
 
 def folded(name: str) -> str:
-    """A display name as a reader tells names apart: compatibility forms (NFKC), case, and
-    letters and digits only ("Gemini 3.1 Pro", "gemini-3-1 PRO" and "Gemini 31 Pro" are one)."""
-    return "".join(c for c in unicodedata.normalize("NFKC", name).casefold() if c.isalnum())
+    """A display name as a reader tells names apart: compatibility forms (NFKD), letters of
+    other scripts that look like Latin ones (lookalikes.py), accents on such letters, invisible
+    characters, case, and letters and digits only ("Gemini 3.1 Pro", "gemini-3-1 PRO",
+    "Gemini 31 Pro" and "Gеmíni 3.1 Pro" with a Cyrillic "е" are one)."""
+    kept: list[str] = []
+    for c in unicodedata.normalize("NFKD", name):
+        category = unicodedata.category(c)
+        if category == "Cf":  # zero-width joiners and spaces, direction marks: nothing to see
+            continue
+        if category.startswith("M"):
+            # An accent on a letter read as Latin hides an impersonation ("í" for "i"); on any
+            # other letter it is part of an honest name (Japanese "ガ" is not "カ").
+            if kept and not kept[-1].isascii():
+                kept.append(c)
+            continue
+        kept.append(LOOKALIKES.get(c, c))
+    # NFC puts the kept marks back on their letters; the marks no letter takes (Devanagari's
+    # vowel signs) stay too, so "नमस्ते" and "नमसत" remain two names.
+    text = unicodedata.normalize("NFC", "".join(kept).casefold())
+    return "".join(c for c in text if c.isalnum() or unicodedata.category(c).startswith("M"))
 
 
 def name_taken(name: str, models: QuerySet[ModelUnderTest] | None = None) -> bool:
