@@ -35,7 +35,8 @@ _LOCAL_BOARDS = LocalMemo()
 _CACHE_SECONDS = 600
 # Boards under a visitor's own weights: any number of weight vectors can be asked for, so they
 # are kept here only, at most this many per process, and never in the shared cache, whose Redis
-# also holds the job queue (issue 35: one key per ?w= value piled up there).
+# also holds the job queue (docs/decisions/0029-abuse-bounds.md: one key per ?w= value piled up
+# there).
 CUSTOM_BOARDS_KEPT = 32
 _CUSTOM_BOARDS = LocalMemo(CUSTOM_BOARDS_KEPT)
 

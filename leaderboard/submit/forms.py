@@ -105,7 +105,8 @@ def _count(label: str, least: int, most: int, help_text: str) -> forms.IntegerFi
 
 
 class DisclosureFields(forms.Form):
-    """How the spec was made (issue 22). All optional; what is given must be plausible."""
+    """How the spec was made (docs/decisions/0025-cell-policy-and-disclosure.md). All optional; what
+    is given must be plausible."""
 
     specs_generated = _count(
         "Specs generated", 1, MOST_SPECS, "How many specs you generated for this task and model"
