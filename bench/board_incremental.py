@@ -1,4 +1,5 @@
-"""The board kept incrementally (issue 24): what a board request costs when runs keep finishing.
+"""The board kept incrementally (docs/decisions/0026-stored-board-and-paging.md): what a board
+request costs when runs keep finishing.
 
     .venv/bin/python bench/board_incremental.py [--models 100] [--runs 10] [--changes 10]
 

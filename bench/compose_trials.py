@@ -1,4 +1,4 @@
-"""Fault trials under docker compose (issue 21, "no run left behind"): the whole stack of
+"""Fault trials under docker compose (docs/decisions/0003-no-run-left-behind.md): the whole stack of
 compose.yaml (web, worker, reaper, db, redis) on this machine's engine, the spin reference
 submitted through the web service's API, and the worker struck while its scorer container runs.
 

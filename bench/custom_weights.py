@@ -1,4 +1,5 @@
-"""The time of a board under a visitor's own weights (`?w=`) at scale, three ways (issue 35).
+"""The time of a board under a visitor's own weights (`?w=`) at scale, three ways
+(docs/decisions/0029-abuse-bounds.md).
 
     .venv/bin/python bench/custom_weights.py [--models 100] [--runs 10] [--vectors 5]
 

@@ -1,6 +1,6 @@
-"""Public vs held-out P3 for every reference and corpus spec (issue 37), and the overall each now
-scores: the noise between two halves of one system's traces, which sets the flag's margin
-(`evaluation/phases/heldout.py` MARGIN).
+"""Public vs held-out P3 for every reference and corpus spec
+(docs/decisions/0012-held-out-traces.md), and the overall each now scores: the noise between two
+halves of one system's traces, which sets the flag's margin (`evaluation/phases/heldout.py` MARGIN).
 
     .venv/bin/python bench/heldout.py [references|corpus|all] [--p3-only]
 

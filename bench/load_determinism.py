@@ -1,5 +1,6 @@
 """Score the same specs on a quiet machine and again while busy processes compete for the cores,
-and say whether the verdicts are identical (issue 21: budgets in work, not seconds).
+and say whether the verdicts are identical (docs/decisions/0004-work-bounds-not-time.md: budgets in
+work, not seconds).
 
     .venv/bin/python bench/load_determinism.py [--only NAME-SUBSTRING] [--busy N]
 

@@ -11,11 +11,13 @@ it times each page with Django's test client (server time only) and prints the c
 request (no computed board cached, the stored board current), the median wall time of warm
 ones and their median CPU time (the part of the wall time that is this page's own work when the
 machine is shared).
-Goals (issue 14): leaderboard <= 100 ms, compare <= 200 ms; issue 22: the same with every
-cell's and every overall's interval (computed with the board, cached with it).
+Goals (docs/decisions/0026-stored-board-and-paging.md): leaderboard <= 100 ms, compare <= 200 ms;
+and the same with every cell's and every overall's interval (computed with the board, cached with
+it).
 
-Then (issue 24) the pages against the same pages unpaged, as they were before paging, with
-their ratio: the board's first page cold (the board cache emptied first) and warm, against
+Then (docs/decisions/0026-stored-board-and-paging.md) the pages against the same pages unpaged, as
+they were before paging, with their ratio: the board's first page cold (the board cache emptied
+first) and warm, against
 `?page=all`; the JSON export's first page against the streamed full download (time to the
 first chunk and to the last); the task page against its whole run list. Goals at 1,000 models:
 first page <= 100 ms warm, <= 500 ms cold; task page <= 100 ms. `--lean` leaves out the
@@ -128,7 +130,7 @@ def main() -> None:
     parser.add_argument("--windows", type=int, default=8, help="trace windows per run")
     parser.add_argument("--requests", type=int, default=15)
     parser.add_argument("--lean", action="store_true", help="no per-run detail rows")
-    parser.add_argument("--paging-only", action="store_true", help="only the issue 24 pages")
+    parser.add_argument("--paging-only", action="store_true", help="only the paged pages")
     args = parser.parse_args()
 
     with test_database():
@@ -210,7 +212,7 @@ def paged_pages(client, n: int) -> None:
 
     from leaderboard.board import paging
 
-    print("issue 24, paged against unpaged (before = every row on one page):")
+    print("paged against unpaged (before = every row on one page):")
     # One request first, so that neither side pays the process's first template loads; then
     # the two alternate, twice each (a cold board is seconds at 1,000 models).
     client.get("/")

@@ -1,4 +1,5 @@
-"""How long the two D1 specs of issue 35 take to their verdict, against the work bound's time.
+"""How long the two D1 specs (docs/decisions/0004-work-bounds-not-time.md) take to their
+verdict, against the work bound's time.
 
     .venv/bin/python bench/work_bounds.py [--cpu-bound SECONDS] [--only init|print]
 
@@ -10,8 +11,8 @@ alone with the contract's own safety net (300 s). Printed per spec: the outcome 
 "could not be scored" when the net came first, which is the machine's failure), the wall
 seconds, the JVM's CPU seconds where known, and the wall time against the work bound's time:
 for the CPU bound that is the bound itself; for the states bound, the seconds the same machine
-takes to generate that many initial states of a trivial spec (measured first). Before issue 35
-both ran into the net and were retried three times: about 15 minutes of worker time each.
+takes to generate that many initial states of a trivial spec (measured first). Before the work
+bounds both ran into the net and were retried three times: about 15 minutes of worker time each.
 """
 
 from __future__ import annotations

@@ -156,7 +156,7 @@ SYSMOBENCH_DATA_DIR = Path(env_str("SYSMOBENCH_DATA_DIR", str(BASE_DIR / "corpus
 TASKS_DATA_DIR = BASE_DIR / "tasks_data"
 # The held-out traces (a folder in SYSMOBENCH_DATA_DIR's layout, made by bin/make-traces with
 # private seeds, never served, exported or committed): their windows give the official P3.
-# Unset: P3 is scored on the public windows alone (docs/ARCHITECTURE.md, "Held-out windows").
+# Unset: P3 is scored on the public windows alone (docs/decisions/0012-held-out-traces.md).
 HELDOUT_DATA_DIR = env_path("HELDOUT_DATA_DIR")
 UPLOAD_MAX_BYTES = env_int("UPLOAD_MAX_BYTES", 256 * 1024)
 # The whole request body: a spec and an adapter at the limit, plus the form's other fields. A body
@@ -176,7 +176,8 @@ LINT_SLOT_DIR = Path(env_str("LINT_SLOT_DIR", str(BASE_DIR / "var" / "lint-slots
 SCORING_MAX_ATTEMPTS = env_int("SCORING_MAX_ATTEMPTS", 3)
 SCORING_STALE_AFTER_SECONDS = env_int("SCORING_STALE_AFTER_SECONDS", RQ_JOB_TIMEOUT + 900)
 # rq's parent worker kills a work-horse 60 s after the job timeout; a run older than that is
-# abandoned. A stale limit within it would re-queue a live attempt (issue 10, hole 8).
+# abandoned. A stale limit within it would re-queue a live attempt
+# (docs/decisions/0002-one-attempt-owns-a-run.md).
 RQ_HORSE_KILL_GRACE_SECONDS = 60
 if SCORING_STALE_AFTER_SECONDS <= RQ_JOB_TIMEOUT + RQ_HORSE_KILL_GRACE_SECONDS:
     raise ImproperlyConfiguredEnv(

@@ -46,7 +46,8 @@ RUN python -m compileall -q config evaluation leaderboard \
 
 # What the site writes at run time, owned by the user it runs as: the upload check's slot locks
 # (LINT_SLOT_DIR, default var/lint-slots). The rest of /srv/sysmobench stays root's, read-only
-# to it. (A web image without this answered 500 to every submission: issue 21.)
+# to it. (A web image without this answered 500 to every submission:
+# docs/decisions/0003-no-run-left-behind.md.)
 RUN install -d -o app -g app var var/lint-slots
 
 USER app

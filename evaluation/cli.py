@@ -13,9 +13,9 @@ job does, so `--json` prints the same document as `manage.py score --json` (whic
   beside this package);
 - the windows come from `--windows`, a canonical windows file (JSON Lines, one window object per
   line, the objects `evaluation.windows` cutters produce and `manage.py export_windows` writes;
-  docs/ARCHITECTURE.md, "Canonical windows"), or are cut from the SysMoBench data in `--data-dir`
+  docs/ARCHITECTURE.md, "Interfaces"), or are cut from the SysMoBench data in `--data-dir`
   (env SYSMOBENCH_DATA_DIR, default the shipped corpus/);
-- the held-out windows (the official P3; docs/ARCHITECTURE.md, "Held-out windows") are cut from
+- the held-out windows (the official P3; docs/decisions/0012-held-out-traces.md) are cut from
   `--heldout-dir`, a folder in the layout of the data folder that may hold only some tasks (env
   HELDOUT_DATA_DIR; none by default: P3 is then the public one), or read from
   `--heldout-windows`, a canonical windows file (how the container backend passes them).

@@ -3,7 +3,7 @@
 `PhaseOutcome.details`, `ActionOutcome.detail` and `WindowOutcome.detail` (evaluation/results.py)
 are stored as they are in the site's JSON columns and exported with every run, so these keys are
 a stored format: the phases write them, the run pages, exports and comparisons read them back
-(docs/ARCHITECTURE.md, "Run pages"). A key added here is a key older rows lack, which is why the
+(docs/ARCHITECTURE.md, "Interfaces"). A key added here is a key older rows lack, which is why the
 readers use `.get`. A leaf module: it imports nothing of the project.
 """
 
@@ -196,9 +196,10 @@ class RuntimeDetails(RuntimeSettings, CommonDetails, total=False):
 
 
 class WorkBound(TypedDict):
-    """A work bound the spec's own evaluation exceeded (issue 35): a verdict on the first
-    attempt, never a retry. kind: `states_generated` (TLC counted them, initial states included)
-    or `cpu_seconds` (what TLC cannot count: one expression's evaluation, an ASSUME)."""
+    """A work bound the spec's own evaluation exceeded
+    (docs/decisions/0004-work-bounds-not-time.md): a verdict on the first attempt, never a retry.
+    kind: `states_generated` (TLC counted them, initial states included) or `cpu_seconds` (what TLC
+    cannot count: one expression's evaluation, an ASSUME)."""
 
     kind: Literal["states_generated", "cpu_seconds"]
     bound: float
@@ -332,7 +333,7 @@ class PerActionRow(TypedDict):
 
 
 class AuxiliaryState(TypedDict):
-    rule: str  # "pinned" | "explored" ("typeok" in runs scored before issue 20)
+    rule: str  # "pinned" | "explored" ("typeok" in runs scored before scorer 2.0.0)
     description: str
 
 

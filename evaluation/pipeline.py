@@ -43,29 +43,9 @@ from evaluation.upload import lint as spec_lint
 from evaluation.windows import symmetry
 from evaluation.windows.window import Window
 
-# 1.2.0: specs written with the standard Unicode symbols are read as ASCII (ASCII specs score
-# as under 1.1.0). 1.3.0: P3 compares a variable with a contract `view` through it (only
-# contracts that declare one, locksvc, score differently). 2.0.0 ("How a score cannot be
-# had" in docs/ARCHITECTURE.md): P2 counts an action only where a step changes what
-# the contract observes; P3's pre-states are states the spec reaches from Init (TypeOK never
-# credits one), every candidate must pass, state mappings are credited only when the spec's
-# behaviour confirms them, fair negative windows count; P4 credits only behaviour the spec has.
-# Runs scored under 1.x followed other rules; their fingerprints name the version.
-# 2.1.0 ("Work bounds" in docs/ARCHITECTURE.md): no time limit is a verdict (reaching a safety
-# net is an infrastructure failure, not a 0); P4's liveness runs explore P2's bounded region;
-# the fingerprint records every phase's work bounds (`work_bounds`).
-# 2.2.0: P3 reads up to 8 MB of a TLC run's output (100 kB before), so fewer runs are split
-# in halves to be read; verdicts differ only where a spec's P3 reached its 40-run cap before.
-# 3.0.0 ("How a score cannot be had", issue 37): the official P3 is scored on a held-out set
-# when the instance has one (both recorded); a task without traces counts P3 as 0 (no
-# renormalising); P4 credit follows P3's pass rates, needs every actor acting, and is withheld
-# when P3 did not run to the end; symmetric actors are probed with permuted windows.
-# 3.1.0 ("Following a trace" in docs/ARCHITECTURE.md, issue 34): P3 follows each trace from
-# Init instead of checking each window from candidate pre-states; a window's verdict is
-# decided from the states the spec reached by following its trace's history.
-# 3.2.0: after an event the spec can neither take nor resynchronise at, P3 picks the trace up
-# again at a later event whose pre-state the spec's own steps reach (the events between stay
-# undecided); P4 counts what P3's passed events show the spec reaching as reached behaviour.
+# The version of the scoring rules, recorded in every run's fingerprint: a change that can move
+# a verdict or a score gets a new one. What each version changed, and why: CHANGELOG.md. Runs
+# keep the rules of the version they were scored under.
 SCORER_VERSION = "3.2.0"
 
 
@@ -391,7 +371,7 @@ def fingerprint(
     reading: unicode.AsciiSpec | None = None,
     heldout_windows: list[Window] | None = None,
 ) -> dict[str, Any]:
-    """What a score depends on besides the spec (docs/ARCHITECTURE.md, "Pipeline").
+    """What a score depends on besides the spec (docs/ARCHITECTURE.md, "Interfaces").
 
     TLC flags come from each phase's `details["tlc_flags"]` when the phase reports them (the
     phase knows what it ran); P4's are derived from the contract's deadlock policy.

@@ -24,11 +24,12 @@ PhaseName = Literal["syntax", "runtime", "conformance", "invariant"]
 # No phase ends in "timeout" any more: a safety-net time limit raises InfrastructureFailure. The
 # board still reads the status on runs stored by scorers before 2.1 (`scoring.TIMEOUT`).
 PhaseStatus = Literal["ran", "skipped", "error", "n/a"]
-# `undecided`: no pre-state of the spec could be built for the window (not the spec's failure,
-# but never a pass either; see docs/ARCHITECTURE.md, P3).
+# `undecided`: the spec's behaviour did not reach the window's position, or a bound decided
+# nothing (never a pass; counted as not passed: docs/decisions/0006-p3-follows-traces.md).
 WindowVerdict = Literal["pass", "fail", "undecided", "error"]
 InvariantVerdict = Literal["holds", "violated", "error"]
-# What a result earns, decided where the decision is made (docs/ARCHITECTURE.md, "Credit"): the
+# What a result earns, decided where the decision is made
+# (docs/decisions/0024-typed-credit-and-run-history.md): the
 # verdict says what TLC found, this says whether it counts and, if not, why; pages and exports
 # read it, never the reason's wording.
 #   credited      passes (a window) or holds and keeps its credit (an invariant, an action)

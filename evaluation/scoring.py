@@ -6,7 +6,8 @@ importing each other. Rules (docs/BENCHMARK_RULES.md §1): a phase with no resul
 score (skipped, error) or with the status `timeout` of runs stored before scorer 2.1 counts 0,
 and so does an `n/a` phase (a task without traces has no P3 to earn): no renormalising over a
 missing phase, so a task without traces cannot give a high overall from P1, P2 and P4 alone
-(issue 37). Reported runs keep the published formula, which counted a missing phase 0 too.
+(docs/decisions/0016-cell-score-rule.md). Reported runs keep the published formula, which counted a
+missing phase 0 too.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ OFFICIAL_WEIGHTS = tuple(PHASE_WEIGHTS[phase] for phase in PHASES)
 NOT_APPLICABLE: Final = "n/a"
 TIMEOUT: Final = "timeout"
 # Scorers since 2.1 end no phase in `timeout`: verdicts are bounded by work, and a safety-net
-# time limit is an infrastructure failure (no score at all; docs/ARCHITECTURE.md, "Work bounds").
+# time limit is an infrastructure failure (no score at all;
+# docs/decisions/0004-work-bounds-not-time.md).
 # Runs stored by earlier scorers keep the rule they were scored under on the board: a phase
 # that ended with status `timeout` counts 0, whatever it decided before time ran out.
 # The rule the methodology page states (the site's words for the paragraph above).
@@ -73,7 +75,8 @@ def cell_score(
 ) -> float:
     """The weighted score of one run (see the module docstring for missing and N/A phases).
     `provenance` no longer changes the rule (verified and reported runs both count a missing
-    phase 0 since issue 37); callers still name it, and it stays for them."""
+    phase 0 since scorer 3.0.0; docs/decisions/0016-cell-score-rule.md); callers still name it, and
+    it stays for them."""
     del provenance
     normalised = dict(zip(PHASES, normalise_weights(weights), strict=True))
     # The weights already sum to 1; dividing by their float sum (0.9999999999999999) would move

@@ -111,8 +111,9 @@ class NearDuplicateFilter(admin.SimpleListFilter):
 
 
 def fits_public_only() -> Exists:
-    """The run's P3 says it fits the public windows, not the system (issue 37): a typed field of
-    the stored P3 details (`fits_public.flagged`), not a message."""
+    """The run's P3 says it fits the public windows, not the system
+    (docs/decisions/0012-held-out-traces.md): a typed field of the stored P3 details
+    (`fits_public.flagged`), not a message."""
     return Exists(
         PhaseResult.objects.filter(
             run=OuterRef("pk"), phase="conformance", details__fits_public__flagged=True

@@ -179,8 +179,9 @@ class Run(models.Model):
         related_name="+",
     )
     review_reason = models.TextField(blank=True, help_text="Shown to the submitter")
-    # How the spec was made, as its submitter discloses it (issue 22): every field is optional,
-    # and an empty one reads "not disclosed". Validated by leaderboard.submit.forms.
+    # How the spec was made, as its submitter discloses it
+    # (docs/decisions/0025-cell-policy-and-disclosure.md): every field is optional, and an empty one
+    # reads "not disclosed". Validated by leaderboard.submit.forms.
     specs_generated = models.PositiveIntegerField(
         null=True, blank=True, help_text="Specs generated for this task and model"
     )
@@ -204,9 +205,9 @@ class Run(models.Model):
     rescore_of = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="rescored_as"
     )
-    # The spec's shape (issue 37: near-duplicates; `evaluation.tla.shape`, set by the scoring
-    # job): the exact fingerprint, the sketch other runs are compared with, and the public spec
-    # or earlier run of the task it is most like, when at least NEAR_DUPLICATE alike
+    # The spec's shape (docs/decisions/0019-near-duplicates.md; `evaluation.tla.shape`, set by the
+    # scoring job): the exact fingerprint, the sketch other runs are compared with, and the public
+    # spec or earlier run of the task it is most like, when at least NEAR_DUPLICATE alike
     # (`{"reference": "spin/reference/spin.tla" | "run": id, "similarity": 0.97}`).
     shape_digest = models.CharField(max_length=64, blank=True, db_index=True)
     shape_sketch = models.JSONField(default=list, blank=True)
@@ -657,7 +658,8 @@ class ApiToken(models.Model):
 
 
 # ---------------------------------------------------------------------------------------------
-# Releases (issue 25): what a score was computed under, named, so boards and results are citable.
+# Releases (docs/decisions/0027-releases.md): what a score was computed under, named, so boards and
+# results are citable.
 
 
 class Release(models.Model):

@@ -1,9 +1,9 @@
 """Named read-side queries. The weighted aggregate lives in leaderboard/board/aggregate.py.
 
-Who may see what (issue 11): a run is private to its submitter until it is published; a
-published run is readable by anyone but reaches the board only once a maintainer approves it.
-Every view reads runs through `visible_to(user)` and the board through `on_board()`, so the rule
-lives here and nowhere else.
+Who may see what (docs/decisions/0028-access-and-hostile-input.md): a run is private to its
+submitter until it is published; a published run is readable by anyone but reaches the board only
+once a maintainer approves it. Every view reads runs through `visible_to(user)` and the board
+through `on_board()`, so the rule lives here and nowhere else.
 """
 
 from __future__ import annotations
@@ -237,10 +237,10 @@ class RunQuerySet(models.QuerySet["Run"]):
         return self.select_related("model", "task", "submitter").order_by("-created_at", "-id")
 
     def in_release(self, release: Release | None = None) -> RunQuerySet:
-        """The runs of one release (issue 25): the verified runs scored under `release`, by
-        default the newest approved one, beside the reported runs (the published figures,
-        scored by no release of ours). With no approved release the board is as it was before
-        releases, less the rescorings, which wait for their release's approval."""
+        """The runs of one release (docs/decisions/0027-releases.md): the verified runs scored under
+        `release`, by default the newest approved one, beside the reported runs (the published
+        figures, scored by no release of ours). With no approved release the board is as it was
+        before releases, less the rescorings, which wait for their release's approval."""
         release_model = cast("type[Release]", self.model.release.field.related_model)
         chosen = release or release_model.board_default()
         return self.in_scope(chosen.pk if chosen is not None else NO_RELEASE)

@@ -1,9 +1,10 @@
 """Attack specs built from a task's public windows (tests/attacks/ holds the hand-written ones).
 
-`replay_table_spec` is the "replay table" cheat of issue 20: a spec whose target actions, while a
-hidden flag `cheat` holds, move the observed state from any public window's pre-state to its
-post-state, and otherwise do nothing. Init leaves the flag FALSE and no step sets it: only an
-adapter's state mapping (`state: {cheat: ...}`) could put it into a window's pre-state.
+`replay_table_spec` is the "replay table" cheat (docs/decisions/0006-p3-follows-traces.md): a spec
+whose target actions, while a hidden flag `cheat` holds, move the observed state from any public
+window's pre-state to its post-state, and otherwise do nothing. Init leaves the flag FALSE and no
+step sets it: only an adapter's state mapping (`state: {cheat: ...}`) could put it into a window's
+pre-state.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ pytest_plugins = ["tests.coverage_total"]
 
 # The modules that take longest, longest first: they start first, so the two processes of
 # `bin/test` (`-n 2 --dist loadfile`, a module in one process) end close together instead of one
-# starting a long module near the end (docs/ARCHITECTURE.md, "The suite's wall time"). Only
+# starting a long module near the end (docs/decisions/0032-suite-wall-time.md). Only
 # modules without a database, so pytest-django's order of the database tests stays as it is.
 # Seconds per module (its tests' times summed) on the shared 2-core machine, never idle:
 #   whole: the whole suite, -n 2 (2945 s wall; load average 4.7 at the start, 10.3 at the peak;

@@ -1,4 +1,5 @@
-"""Held-out sets made inside a test, and the lookup-table attack of issue 37.
+"""Held-out sets made inside a test, and the lookup-table attack
+(docs/decisions/0012-held-out-traces.md).
 
 Nothing here is a held-out set of the project: the folders are written under the test's own
 temporary directory and removed with it (held-out traces are never committed).

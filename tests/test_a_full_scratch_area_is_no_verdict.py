@@ -1,6 +1,7 @@
 """A scratch area the machine filled is no verdict: preparing a tool's run directory in a full
 $TMPDIR raises InfrastructureFailure (the job retries the attempt), and $TMPDIR is used as given,
-never silently swapped for /tmp (issue 21: tmp-full trials passed only by that fallback)."""
+never silently swapped for /tmp (docs/decisions/0003-no-run-left-behind.md: tmp-full trials passed
+only by that fallback)."""
 
 import errno
 from unittest import mock

@@ -1,5 +1,6 @@
 """A scorer image built from other code than the worker runs is refused before any container
-starts (issue 35): before, every container run of a stale image failed with an obscure error.
+starts (docs/decisions/0034-scorer-container.md): before, every container run of a stale image
+failed with an obscure error.
 The image carries the digest of the `evaluation/` it was built from (bin/build-images); a
 mismatch, or no label at all, fails the run as the machine's failure, with the advice to
 rebuild, and is not retried as if it were transient."""

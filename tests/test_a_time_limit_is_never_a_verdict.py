@@ -1,9 +1,9 @@
-"""A time limit is never a verdict (issue 21): every check is bounded by work, and a phase's
-wall-clock limit is only a safety net. The attack is a spec that is slow on purpose (an
-expensive guard evaluated in every state), or a machine so loaded that it looks slow: reaching
-the net must stop the scoring with InfrastructureFailure (the job retries, then says "could not
-be scored"), never score the phase 0 or keep what it decided so far. The same spec with room to
-finish gets its real verdict. Real SANY and TLC, no mocks."""
+"""A time limit is never a verdict (docs/decisions/0004-work-bounds-not-time.md): every check is
+bounded by work, and a phase's wall-clock limit is only a safety net. The attack is a spec that is
+slow on purpose (an expensive guard evaluated in every state), or a machine so loaded that it looks
+slow: reaching the net must stop the scoring with InfrastructureFailure (the job retries, then says
+"could not be scored"), never score the phase 0 or keep what it decided so far. The same spec with
+room to finish gets its real verdict. Real SANY and TLC, no mocks."""
 
 from dataclasses import replace
 

@@ -1,6 +1,6 @@
-"""Bad input is a 400, never a 500 (issue 35, point 3): a form body that is not UTF-8 (or cannot
-be parsed at all) on every form, CSRF enforced as in production; a NUL in any query parameter the
-admin hands to the database.
+"""Bad input is a 400, never a 500 (docs/decisions/0028-access-and-hostile-input.md): a form body
+that is not UTF-8 (or cannot be parsed at all) on every form, CSRF enforced as in production; a NUL
+in any query parameter the admin hands to the database.
 
 On PostgreSQL the admin's NUL was a 500 (a string literal cannot hold one); SQLite accepts it,
 so the test asks for the 400 the guard answers on every database.

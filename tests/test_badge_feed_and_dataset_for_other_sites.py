@@ -1,7 +1,7 @@
-"""What peers offer and the site now does too (issue 35, point 8): an embeddable SVG badge per
-model and task (escaped, cached, public only where the model is), an Atom feed of releases and
-newly verified results, and the board as a Hugging Face dataset (a card with YAML front matter
-beside the JSONL, one file at a time or zipped)."""
+"""What peers offer and the site now does too (docs/decisions/0030-first-hour-and-peers.md): an
+embeddable SVG badge per model and task (escaped, cached, public only where the model is), an Atom
+feed of releases and newly verified results, and the board as a Hugging Face dataset (a card with
+YAML front matter beside the JSONL, one file at a time or zipped)."""
 
 import io
 import json

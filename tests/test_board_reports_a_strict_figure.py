@@ -1,6 +1,7 @@
-"""The board's strict secondary figure (issue 35, point 8): the share of all tasks a model fully
-passes (P3 and P4 at 1: every trace window and every invariant; P3 n/a does not stand in the
-way), on the page, in leaderboard.json and leaderboard.csv; it never changes the rank."""
+"""The board's strict secondary figure (docs/decisions/0030-first-hour-and-peers.md): the share of
+all tasks a model fully passes (P3 and P4 at 1: every trace window and every invariant; P3 n/a does
+not stand in the way), on the page, in leaderboard.json and leaderboard.csv; it never changes the
+rank."""
 
 import csv
 import io

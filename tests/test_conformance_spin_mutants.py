@@ -114,8 +114,9 @@ def test_wrong_post_state_diff_names_the_variable():
 
 def test_dropped_guard_passes_every_window_but_specificity_flags_it():
     outcome = check_conformance(spin_spec("dropped_guard"), spin(), spin_windows())
-    # Since issue 37 the flag counts: taking a held lock from a real state where another
-    # thread holds it breaks MutualExclusion (a safety negative), so AcquireLock scores 0.
+    # Since scorer 3.0.0 (docs/decisions/0015-safety-negatives.md) the flag counts: taking a held
+    # lock from a real state where another thread holds it breaks MutualExclusion (a safety
+    # negative), so AcquireLock scores 0.
     assert outcome.score == 0.5
     assert {w.verdict for w in outcome.windows} == {"pass"}
     spec = {a.action: a.detail["specificity"] for a in outcome.actions}

@@ -80,7 +80,7 @@ print("errors:", result.errors)
 def test_the_web_image_s_user_can_check_an_upload():
     """The upload check takes a slot in LINT_SLOT_DIR (var/lint-slots): the web image's user
     must be able to make and lock it there. It could not, and every submission under compose
-    answered 500 (issue 21)."""
+    answered 500 (docs/decisions/0003-no-run-left-behind.md)."""
     from tests.docker_support import WEB_IMAGE, engine_with_web_image
 
     client = engine_with_web_image()

@@ -1,5 +1,5 @@
 """A board under a visitor's own weights (`?w=`) is the board a full build from the runs gives,
-number for number, intervals included (issue 35, point 3).
+number for number, intervals included (docs/decisions/0029-abuse-bounds.md).
 
 Decision: it is computed from the run records the stored cells keep (decoded once per scope
 version and process: the decoding was a third of each new vector's time), not from the cells'

@@ -1,6 +1,6 @@
-"""Custom weights cannot be used to load the service (issue 35, point 6): each new `?w=` value
-cost a web process a board's arithmetic and left a key in the shared cache, whose Redis also
-holds the job queue; GET had no limit. Now a board under custom weights is computed from the
+"""Custom weights cannot be used to load the service (docs/decisions/0029-abuse-bounds.md): each new
+`?w=` value cost a web process a board's arithmetic and left a key in the shared cache, whose Redis
+also holds the job queue; GET had no limit. Now a board under custom weights is computed from the
 stored per-run figures, kept per process under a bound and never in the shared cache, and each
 new one counts against the client address's rate of costly reads (a board already computed is
 served without counting)."""

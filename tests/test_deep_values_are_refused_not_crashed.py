@@ -1,5 +1,5 @@
 """A value the spec makes TLC print deeper than the scorer reads (`tlcvalue.MAX_DEPTH`) is refused
-with a typed reason, never a RecursionError (issue 37 point 5).
+with a typed reason, never a RecursionError (docs/decisions/0018-deep-values-refused.md).
 
 The attack (rebuilt from the issue): the allow-everything-safe spin spec plus a hidden variable
 holding a constant nested 990 levels deep, built from 90-level operators so that the upload's

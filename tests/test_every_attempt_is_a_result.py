@@ -1,6 +1,7 @@
-"""Every attempt is a result (issue 35, point 2): a spec SANY rejects is refused first with a
-warning, and scored when its submitter asks ("score it anyway" on the form, "score_anyway": true
-in the API): P1 partial, the later phases not reached, and the run counts in its model's cell.
+"""Every attempt is a result (docs/decisions/0029-abuse-bounds.md): a spec SANY rejects is refused
+first with a warning, and scored when its submitter asks ("score it anyway" on the form,
+"score_anyway": true in the API): P1 partial, the later phases not reached, and the run counts in
+its model's cell.
 
 Only SANY's rejection can be overridden: a spec the scorer would refuse to run at all (a
 forbidden construct, a disallowed EXTENDS, a missing contract name) stays refused.

@@ -1,9 +1,10 @@
-"""A new user's first hour without rough edges (issue 35, point 7): the featured comparison is an
-informative pair; a published run awaiting review says so; the compare headline agrees with its
-per-action table; the API is documented on the site; the wait estimate counts the job in
-progress; a failed run is not shown as on the board and its internal error stays off the task
-page; and the small things (the submit form's model, "Resubmit", one token per POST, compare.json's
-errors, leaderboard.json's release, the TLC build date, P2's state counts, the ≠ footnote)."""
+"""A new user's first hour without rough edges (docs/decisions/0030-first-hour-and-peers.md): the
+featured comparison is an informative pair; a published run awaiting review says so; the compare
+headline agrees with its per-action table; the API is documented on the site; the wait estimate
+counts the job in progress; a failed run is not shown as on the board and its internal error stays
+off the task page; and the small things (the submit form's model, "Resubmit", one token per POST,
+compare.json's errors, leaderboard.json's release, the TLC build date, P2's state counts, the ≠
+footnote)."""
 
 import re
 import zipfile

@@ -1,6 +1,6 @@
-"""Every name the scorer generates beside a spec carries the run's nonce (issue 37 point 7), and a
-spec's module may not take a name TLC, our library or the scorer's generated modules use (issue 35
-point 4).
+"""Every name the scorer generates beside a spec carries the run's nonce
+(docs/decisions/0017-generated-names.md), and a spec's module may not take a name TLC, our library
+or the scorer's generated modules use (the same record).
 
 The names are collected mechanically: the reference spin spec is scored while every module handed
 to SANY/TLC is recorded, and every identifier those generated modules declare (definitions, LET
@@ -159,7 +159,8 @@ def test_a_spec_using_every_generated_stem_scores_as_the_original(mutant):
     with recorded_modules() as recorded:
         expected = score_spec(original, spin(), spin_windows())
     found, _ = stems(recorded, original)
-    # The collection sees the watcher's LET and parameter, which once collided (issue 37).
+    # The collection sees the watcher's LET and parameter, which once collided
+    # (docs/decisions/0017-generated-names.md).
     assert {"o", "k"} <= found
     spec, adapter_text = renamed(sorted(found), original)
     assert first_problem(spec, spin(), parse_adapter(adapter_text, spin())) == ""

@@ -1,6 +1,6 @@
-"""A test set nobody has seen (issue 37): with a held-out set, the official P3 is scored on it,
-the public P3 is shown beside it, and a run that fits the public windows but not the system is
-flagged and earns nothing beyond P1 and P2.
+"""A test set nobody has seen (docs/decisions/0012-held-out-traces.md): with a held-out set, the
+official P3 is scored on it, the public P3 is shown beside it, and a run that fits the public
+windows but not the system is flagged and earns nothing beyond P1 and P2.
 
 Every held-out set here is made inside the test, under its temporary folder: a simulated
 spinlock's traces in SysMoBench's spin layout, or a split of a task's public trace files."""

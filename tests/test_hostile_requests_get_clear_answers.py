@@ -1,7 +1,7 @@
-"""The seven inputs that made the site answer 500 (issue 11) now get a specific answer each:
-non-finite and overflowing weights on every board, NUL in a compare slug, non-ASCII digits in
-ids, a 100,000-bracket JSON body, a lone surrogate in a spec, a 1,000-bracket adapter, a NUL byte
-in a spec comment. Nothing is saved for any of them."""
+"""The seven inputs that made the site answer 500 (docs/decisions/0028-access-and-hostile-input.md)
+now get a specific answer each: non-finite and overflowing weights on every board, NUL in a compare
+slug, non-ASCII digits in ids, a 100,000-bracket JSON body, a lone surrogate in a spec, a
+1,000-bracket adapter, a NUL byte in a spec comment. Nothing is saved for any of them."""
 
 import json
 from pathlib import Path

@@ -1,4 +1,5 @@
-"""A new account cannot take a published model's name (issue 35, point 5): "Gemini 3.1 Pro" of
+"""A new account cannot take a published model's name (docs/decisions/0029-abuse-bounds.md): "Gemini
+3.1 Pro" of
 "Google" was accepted because its slug differed by a hyphen, and anonymous visitors then saw a
 page of that title and two identical names in the compare picker. Decision: a display name
 that equals another model's after folding case, compatibility forms and punctuation is refused
@@ -21,7 +22,7 @@ SPIN = (Path(settings.TASKS_DATA_DIR) / "spin" / "reference" / "spin.tla").read_
 
 IMPERSONATIONS = ["Gemini 3.1 Pro", "GEMINI 3.1 PRO", "gemini-3-1-pro!", "Gemini\u00a031 Pro",
                   "Ｇｅｍｉｎｉ 3.1 Pro"]  # fmt: skip
-# Look-alike letters (issue 35): each reads "Gemini 3.1 Pro" on screen.
+# Look-alike letters (docs/decisions/0029-abuse-bounds.md): each reads "Gemini 3.1 Pro" on screen.
 LOOK_ALIKES = {
     "Cyrillic e": "G\u0435mini 3.1 Pro",
     "Cyrillic o and i": "Gem\u0456ni 3.1 Pr\u043e",

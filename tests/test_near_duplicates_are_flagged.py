@@ -1,8 +1,9 @@
-"""Near-duplicates are flagged (issue 37 point 6): the public spin reference with its identifiers
-renamed, its comments gone and a definition moved, submitted with a renaming adapter, is flagged
-as a near-duplicate of the reference (run page, review admin, run JSON); a second submission of
-a spec is flagged as a near-duplicate of the first run; honest different specs (the fidelity
-corpus, written by models for the original benchmark, and the tests' own attack specs) are not."""
+"""Near-duplicates are flagged (docs/decisions/0019-near-duplicates.md): the public spin reference
+with its identifiers renamed, its comments gone and a definition moved, submitted with a renaming
+adapter, is flagged as a near-duplicate of the reference (run page, review admin, run JSON); a
+second submission of a spec is flagged as a near-duplicate of the first run; honest different specs
+(the fidelity corpus, written by models for the original benchmark, and the tests' own attack specs)
+are not."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""No credit without conformance (issue 37): P4's credit follows P3, a task without traces
-cannot score from P1, P2 and P4 alone, and a P3 that fails never leaves P4 credit standing.
+"""No credit without conformance (docs/decisions/0013-p4-credit.md): P4's credit follows P3, a task
+without traces cannot score from P1, P2 and P4 alone, and a P3 that fails never leaves P4 credit
+standing.
 
 Each attack is rebuilt from the issue's text (tests/attacks/<task>/, each file says what it
 does) and scores no more than P1 and P2 give (0.30) on the official configuration."""

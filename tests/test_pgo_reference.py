@@ -138,7 +138,8 @@ def _sample(windows) -> list[dict]:
 
 
 MERGED_LOCKSVC = (
-    "open (issue 34): followed from Init, locksvc's merged_steps mutant (the server receives and "
+    "open (docs/decisions/0006-p3-follows-traces.md): followed from Init, locksvc's "
+    "merged_steps mutant (the server receives and "
     "answers in one step) explains the sampled traces, because the contract's view hides the "
     "server's label and the free gaps between grants keep no slot; the per-window engine failed "
     "its ServerGrantLock windows"

@@ -127,7 +127,8 @@ def test_a_task_without_traces_has_na_conformance(spin):
     p3 = report.outcomes["conformance"]
     assert (p3.status, p3.score) == ("n/a", None)
     assert p3.details["reason"] == "no traces were recorded"
-    # P4's credit follows P3: without traces, no invariant earns it (issue 37).
+    # P4's credit follows P3: without traces, no invariant earns it
+    # (docs/decisions/0013-p4-credit.md).
     assert report.outcomes["invariant"].score == 0.0
     assert report.overall == pytest.approx(composite(report.outcomes))
     assert report.overall == pytest.approx(0.15 + 0.15 * report.outcomes["runtime"].score)

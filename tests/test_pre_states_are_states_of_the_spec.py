@@ -1,7 +1,7 @@
 """A window's verdict comes only from states the spec reaches by following the window's trace
 from its own Init: TypeOK credits nothing, an adapter's state mapping builds nothing, and the
 trace's history (not a choice among all reachable states) decides the hidden state. Each test is
-an attack that scored before (issue 20) and must not now.
+an attack that scored before (docs/decisions/0006-p3-follows-traces.md) and must not now.
 
 Real TLC on the spin, dqueue and etcd windows.
 """

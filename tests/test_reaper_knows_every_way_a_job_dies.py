@@ -180,7 +180,8 @@ def fake_process(proc_root, pid: int, flags: int, sigpnd: str, shdpnd: str = "0"
 
 def test_a_horse_killed_a_moment_ago_is_dead_before_it_has_finished_exiting(tmp_path, monkeypatch):
     # On a loaded machine the kernel may take seconds to tear a SIGKILLed horse down; /proc
-    # still lists it with its start time meanwhile (issue 21: the reaper re-queued nothing).
+    # still lists it with its start time meanwhile (docs/decisions/0003-no-run-left-behind.md: the
+    # reaper re-queued nothing).
     monkeypatch.setattr(processes, "PROC", tmp_path)
     running = fake_process(tmp_path, 101, flags=0x400100, sigpnd="0" * 16)
     kill_pending = fake_process(tmp_path, 102, flags=0x400100, sigpnd="0000000000000100")

@@ -1,5 +1,6 @@
 """A release records its held-out set's content hash (never its content); retiring it publishes
-the held-out traces with it; the next release needs fresh ones (issue 37)."""
+the held-out traces with it; the next release needs fresh ones
+(docs/decisions/0012-held-out-traces.md)."""
 
 from __future__ import annotations
 

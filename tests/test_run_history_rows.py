@@ -1,7 +1,7 @@
-"""A run's scoring history is rows (attempt, event, reason), not lines to parse (issue 36): the
-job and the reaper write them through `Run.record`, which also keeps the text log maintainers
-read; the run page's re-queue notes come from the rows; and migration 0014 turns the logs of
-runs scored before it into rows."""
+"""A run's scoring history is rows (attempt, event, reason), not lines to parse
+(docs/decisions/0024-typed-credit-and-run-history.md): the job and the reaper write them through
+`Run.record`, which also keeps the text log maintainers read; the run page's re-queue notes come
+from the rows; and migration 0014 turns the logs of runs scored before it into rows."""
 
 from datetime import UTC, datetime
 from unittest import mock

@@ -13,7 +13,8 @@ from leaderboard.models import ModelUnderTest, ReviewError, Run
 from tests.base import WorldTestCase, make_run
 
 FULL = {"syntax": 1.0, "runtime": 1.0, "conformance": 1.0, "invariant": 1.0}
-WEAK = {"syntax": 1.0}  # 0.15 overall: the "9-line spec" of issue 11
+# 0.15 overall: a 9-line spec (docs/decisions/0028-access-and-hostile-input.md).
+WEAK = {"syntax": 1.0}
 
 
 class ReviewTest(WorldTestCase):

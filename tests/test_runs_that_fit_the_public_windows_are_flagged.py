@@ -1,6 +1,6 @@
-"""A run whose public P3 exceeds its held-out P3 by more than the margin is flagged (issue 37):
-on the run page, in the review admin (a filter and a column) and in the run JSON, from a typed
-field of the stored P3 details, never from a message."""
+"""A run whose public P3 exceeds its held-out P3 by more than the margin is flagged
+(docs/decisions/0012-held-out-traces.md): on the run page, in the review admin (a filter and a
+column) and in the run JSON, from a typed field of the stored P3 details, never from a message."""
 
 from django.contrib.auth import get_user_model
 from django.urls import reverse

@@ -159,7 +159,8 @@ def test_every_internal_link_and_fragment_from_the_home_page_resolves(client, si
     ):
         assert expected in pages, expected
     assert any(url.startswith("/compare/?a=") for url in pages)
-    # An anonymous visitor is offered no "Resubmit" of another account's run (issue 35).
+    # An anonymous visitor is offered no "Resubmit" of another account's run
+    # (docs/decisions/0030-first-hour-and-peers.md).
     assert f"/submit/?from={verified.pk}" not in pages
     assert any(url.startswith("/compare/?run_a=") and "run_b" in url for url in pages)
     assert len(pages) > 150

@@ -68,7 +68,8 @@ class NavigationTests(WorldTestCase):
 
     def test_a_run_page_links_resubmit_compare_and_its_model(self):
         run = make_run(self.model_a, self.spin, FULL, submitter=self.alice)
-        self.client.force_login(self.alice)  # "Resubmit" is the submitter's (issue 35)
+        # "Resubmit" is the submitter's (docs/decisions/0030-first-hour-and-peers.md).
+        self.client.force_login(self.alice)
         html = self.client.get(reverse("run_detail", args=[run.pk])).content.decode()
         actions = html.split('id="run-actions"')[1].split("</div>")[0]
         self.assertIn(f"/submit/?from={run.pk}", actions)

@@ -1,7 +1,8 @@
-"""Submissions disclose how the spec was made (issue 22): specs generated and submitted, repair
-rounds, LLM or agent, date, tokens, cost. All optional; what is given is validated alike on the
-form and the API (a clear error, nothing queued, nothing the submitter typed lost), stored on the
-run, and shown on the run and model pages and in the run export ("not disclosed" where absent).
+"""Submissions disclose how the spec was made (docs/decisions/0025-cell-policy-and-disclosure.md):
+specs generated and submitted, repair rounds, LLM or agent, date, tokens, cost. All optional; what
+is given is validated alike on the form and the API (a clear error, nothing queued, nothing the
+submitter typed lost), stored on the run, and shown on the run and model pages and in the run export
+("not disclosed" where absent).
 """
 
 import json

@@ -1,6 +1,6 @@
-"""Symmetry probes (issue 37): where a contract declares its actors symmetric, P3 also checks
-every trace with the actor ids rotated, and the copies count like the originals; a spec that
-memorised which thread did what fails them."""
+"""Symmetry probes (docs/decisions/0014-symmetry-probes.md): where a contract declares its actors
+symmetric, P3 also checks every trace with the actor ids rotated, and the copies count like the
+originals; a spec that memorised which thread did what fails them."""
 
 from __future__ import annotations
 

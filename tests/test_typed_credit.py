@@ -1,7 +1,8 @@
-"""Every window and invariant result carries what it earns as a typed `credit` (issue 36): set
-by the scorer where the decision is made, stored in its own column, serialised with the result,
-and read by the run page, the exports and the API. A reason is prose for the reader: rewording
-it, or a reason that happens to begin like an old prefix, changes nothing a page decides."""
+"""Every window and invariant result carries what it earns as a typed `credit`
+(docs/decisions/0024-typed-credit-and-run-history.md): set by the scorer where the decision is made,
+stored in its own column, serialised with the result, and read by the run page, the exports and the
+API. A reason is prose for the reader: rewording it, or a reason that happens to begin like an old
+prefix, changes nothing a page decides."""
 
 import csv
 import io

@@ -1,7 +1,7 @@
-"""Work, not wall time, decides what a spec may cost (issue 35, point 1). The two D1 specs,
-rebuilt from the issue's description, each held the only worker for 15 minutes: their runtime
-phase reached its 300 s safety net, which is the machine's failure, so the job retried three
-times. Each now ends on its first attempt with a verdict naming the work bound it exceeds:
+"""Work, not wall time, decides what a spec may cost (docs/decisions/0004-work-bounds-not-time.md).
+The two D1 specs, rebuilt from the issue's description, each held the only worker for 15 minutes:
+their runtime phase reached its 300 s safety net, which is the machine's failure, so the job retried
+three times. Each now ends on its first attempt with a verdict naming the work bound it exceeds:
 
 - a cfg whose INIT enumerates 2×10⁹ states: TLC counts the states it generates (initial ones
   included) against `runtime.MAX_GENERATED`;

@@ -49,8 +49,8 @@ def test_killing_a_worker_mid_run_loses_nothing_and_scores_nothing_twice(kind, r
     # A killed main worker leaves its work-horse to finish the run; a killed horse costs a retry.
     expected_attempts = 1 if kind == "main" else 2
     assert [t.attempts for t in trials] == [expected_attempts] * TRIALS_PER_KIND, summary
-    # A killed horse's JVM dies by its parent-death signal, set by the sandbox launcher (issue 10's
-    # scorer branch); until that lands here the rest of the trial still has to hold.
+    # A killed horse's JVM dies by its parent-death signal, set by the sandbox launcher
+    # (docs/decisions/0003-no-run-left-behind.md); a launcher without it would make this an xfail.
     orphans = [t.jvms_outliving_horse for t in trials]
     if orphans != [0] * TRIALS_PER_KIND and "PR_SET_PDEATHSIG" not in LAUNCHER.read_text():
         pytest.xfail(

@@ -1,7 +1,8 @@
-"""Each account has a budget of worker (scoring) time per rolling day (issue 35, point 1): one
-account's slow specs cannot keep the only worker busy all day. My runs shows what is spent; once
-it is, a new run waits (429 with Retry-After and the reason) until older runs turn a day old. A
-retry the machine caused is not charged: only the phases' own recorded durations count."""
+"""Each account has a budget of worker (scoring) time per rolling day
+(docs/decisions/0029-abuse-bounds.md): one account's slow specs cannot keep the only worker busy all
+day. My runs shows what is spent; once it is, a new run waits (429 with Retry-After and the reason)
+until older runs turn a day old. A retry the machine caused is not charged: only the phases' own
+recorded durations count."""
 
 import json
 from datetime import timedelta

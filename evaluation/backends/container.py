@@ -1,5 +1,5 @@
-"""Score one run in its own container (the `docker` scorer backend; docs/ARCHITECTURE.md,
-"Scorer backends").
+"""Score one run in its own container (the `docker` scorer backend;
+docs/decisions/0034-scorer-container.md).
 
 One container per run, not per TLC call: a container start costs 1-2 s, a scoring starts ~10
 JVMs. Inside, the image's entry point is `python -m evaluation score` (evaluation/cli.py) with the

@@ -1,4 +1,5 @@
-"""Which code a scorer image was built from, so that a stale image is named, not run (issue 35).
+"""Which code a scorer image was built from, so that a stale image is named, not run
+(docs/decisions/0034-scorer-container.md).
 
 An image built from older code than the worker's fails every container run with an obscure
 error (an unknown command-line option, a report the worker cannot read), or worse scores by old

@@ -1,7 +1,7 @@
 """Per-phase budgets of a task contract (`budgets:` in task.yaml), typed and strict.
 
 Each phase has exactly the keys its code reads, each with one default defined here and nowhere
-else (docs/ARCHITECTURE.md lists the same table). A key a phase does not read is refused when the
+else (this module is the one list of them). A key a phase does not read is refused when the
 contract loads: a budget that is accepted but ignored says one thing and does another.
 
 Work bounds and safety nets. The keys that decide what is explored (`depth`, `max_states`, P3's
@@ -50,7 +50,7 @@ class ConformanceBudget:
     wall_seconds: float = 1200.0  # safety net for all P3 TLC runs together
     heap_mb: int = 512
     scratch_mb: int = 256
-    # Following a trace (docs/ARCHITECTURE.md, "P3: following the traces"): the spec's steps
+    # Following a trace (docs/decisions/0006-p3-follows-traces.md): the spec's steps
     # allowed between two logged events where the trace saw no change (each leaves the observed
     # projection as it was) ...
     gap_steps: int = 4

@@ -95,7 +95,7 @@ class SchemaVar:
     view: str = ""
     # Unobserved only: its value in a window's pre-state is the event's own (ringbuffer's
     # `pushing`, the count a push publishes), so P3 checks a window from a reachable state with
-    # any value of it rather than from every one (docs/ARCHITECTURE.md, "No convenient choice").
+    # any value of it rather than from every one (docs/decisions/0006-p3-follows-traces.md).
     event_decides: bool = False
 
 

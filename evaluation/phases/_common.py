@@ -60,8 +60,8 @@ def limits_for(contract: ContractLike, phase: str) -> Limits:
 def safety_net_reached(phase: str, seconds: float, note: str = "") -> NoReturn:
     """A phase's wall-clock or CPU limit was reached. Its checks are bounded by work (depth,
     distinct states), so only a loaded or broken machine, or a contract whose work bounds its
-    safety net cannot cover, gets here: no verdict may stand on it (docs/ARCHITECTURE.md,
-    "Work bounds")."""
+    safety net cannot cover, gets here: no verdict may stand on it
+    (docs/decisions/0004-work-bounds-not-time.md)."""
     why = f" ({note})" if note else ""
     raise InfrastructureFailure(
         f"the {phase} check reached its safety-net time limit of {seconds:g} s{why}: the scoring "

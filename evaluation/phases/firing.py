@@ -1,5 +1,5 @@
 """P2's firing rule: an action of Next counts only where a step of it changes what the
-contract observes (docs/ARCHITECTURE.md, "How a score cannot be had").
+contract observes (docs/decisions/0009-p2-counts-observed-changes.md).
 
 TLC's coverage says how many states each action of Next generated, not whether a step did
 anything: a spec whose actions only toggle a counter would fire every action. So P2 watches the

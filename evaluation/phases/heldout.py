@@ -2,7 +2,7 @@
 
 A leaderboard whose test set is public can be topped by memorising it (a spec that is a lookup
 table of the public windows). With a held-out set (windows cut from traces that are never
-served, exported or committed; docs/ARCHITECTURE.md, "How a score cannot be had"), the official
+served, exported or committed; docs/decisions/0012-held-out-traces.md), the official
 P3 is the held-out check's, and the public check is shown beside it:
 
 - the outcome recorded is the public check's (its window rows, diagnoses and action rows are
@@ -23,7 +23,7 @@ from typing import cast
 from evaluation.details import ActionSummary, ConformanceDetails, ConformanceSummary, PublicFit
 from evaluation.results import PhaseOutcome
 
-# Measured (docs/ARCHITECTURE.md, "Held-out windows"): on the reference specs and the corpus
+# Measured (docs/decisions/0012-held-out-traces.md): on the reference specs and the corpus
 # specs, the public and held-out pooled pass rates differ by at most 0.12 when the held-out set
 # is a split of the same system's traces; a lookup table of the public windows differs by more
 # than 0.6. The margin sits between, with room for a spec whose behaviour is truly uneven.

@@ -13,7 +13,7 @@ details and the fingerprint. States so
 large that the queue outgrows the scratch cap (`budgets.runtime.scratch_mb`) end as status
 `error` with the cap named in `details["error"]["note"]`. Only a completed exploration is
 scored: an error no action can be blamed for makes the phase `error` with TLC's own message.
-The same rule is in docs/ARCHITECTURE.md (sandbox section); P4 checks safety on this same
+Why a bounded BFS: docs/decisions/0010-p2-bounded-bfs.md; P4 checks safety on this same
 bounded region (`bound_definition`).
 
 Actions of Next are TLC's own decomposition, read from its coverage report (TLC_COVERAGE_NEXT): one
@@ -68,14 +68,14 @@ from evaluation.tla.splitter import Listing
 # Every name P2 generates beside the spec is `_<stem>_<nonce>` (`firing.Observer.name`), so no
 # identifier or module name of a spec can collide with one; these are the stems.
 WRAPPER = "Runtime"
-# The scorer's own work bounds on P2 (issue 35), beside the contract's depth and max_states: a
-# spec whose evaluation exceeds one gets a verdict on its first attempt (P2 = 0, `work_bound` in
-# the details), never a retry. TLC counts the states it generates (initial states included:
-# the distinct-states constraint prunes them but TLC still enumerates every one) in a register
-# of a generated module; what TLC cannot count (an ASSUME, a constant, one state's guard) is
-# bounded by the JVM's own CPU seconds, spent over all of P2's runs. Honest specs are far
-# below both (the reference specs: a few thousand states, a few CPU seconds); the CPU bound is
-# half P2's default 300 s net, so on a machine twice as loaded the verdict still comes first.
+# The scorer's own work bounds on P2 (docs/decisions/0004-work-bounds-not-time.md), beside the
+# contract's depth and max_states: a spec whose evaluation exceeds one gets a verdict on its first
+# attempt (P2 = 0, `work_bound` in the details), never a retry. TLC counts the states it generates
+# (initial states included: the distinct-states constraint prunes them but TLC still enumerates
+# every one) in a register of a generated module; what TLC cannot count (an ASSUME, a constant, one
+# state's guard) is bounded by the JVM's own CPU seconds, spent over all of P2's runs. Honest specs
+# are far below both (the reference specs: a few thousand states, a few CPU seconds); the CPU bound
+# is half P2's default 300 s net, so on a machine twice as loaded the verdict still comes first.
 WORK = "RuntimeWork"
 WORK_COUNT = "WorkCount"
 WORK_REGISTER = 0  # the marks module uses registers 1.. (`firing.marks_module`)

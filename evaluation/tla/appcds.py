@@ -1,5 +1,5 @@
-"""AppCDS archives that cut SANY's and TLC's JVM start-up (docs/ARCHITECTURE.md,
-"JVM start-up").
+"""AppCDS archives that cut SANY's and TLC's JVM start-up
+(docs/decisions/0005-deterministic-tool-runs.md).
 
 Class loading dominates a small check (~2 500 classes for TLC). A dynamic AppCDS archive made by
 one training run on a trivial module of ours lets every later JVM map those classes instead.

@@ -1,4 +1,5 @@
-"""A spec's shape: its syntax tree with the names taken out, for finding near-duplicates (issue 37).
+"""A spec's shape: its syntax tree with the names taken out, for finding near-duplicates
+(docs/decisions/0019-near-duplicates.md).
 
 Two specs that differ only in their identifiers, the order of their definitions or of a
 conjunction's items, their comments, layout or string values have the same shape. From the
@@ -32,9 +33,10 @@ from evaluation.tla.treesitter import parse, text_of, walk
 # not evidence of copying.
 MIN_NODES = 8
 SKETCH = 1024
-# At or above this, a run is flagged as a near-duplicate. Measured (docs/ARCHITECTURE.md): a
-# reference and a mutant of it (one rule changed) are 0.74-1.0 alike; no two different specs of
-# the references, the fidelity corpus and tests/attacks are more than 0.61 alike.
+# At or above this, a run is flagged as a near-duplicate. Measured
+# (docs/decisions/0019-near-duplicates.md): a reference and a mutant of it (one rule changed) are
+# 0.74-1.0 alike; no two different specs of the references, the fidelity corpus and tests/attacks
+# are more than 0.61 alike.
 NEAR_DUPLICATE = 0.7
 COMMENTS = frozenset({"comment", "block_comment", "block_comment_text", "extramodular_text"})
 UNORDERED = frozenset({"module", "conj_list", "disj_list"})

@@ -224,7 +224,7 @@ def _recorded_versions() -> dict[str, str] | None:
 
 
 def fingerprint() -> dict[str, str]:
-    """What identifies the tools in a scoring fingerprint (docs/ARCHITECTURE.md, "Pipeline")."""
+    """What identifies the tools in a scoring fingerprint (docs/ARCHITECTURE.md, "Interfaces")."""
     versions = tool_versions()
     return {
         "jar_sha256": JAR_SHA256,

@@ -1,10 +1,10 @@
 """The upload check in its own interpreter, bounded by a wall timeout.
 
 Tree-sitter holds the GIL while it parses, and its cost grows faster than quadratically with
-nesting; run inside the web process, one hostile upload froze every request (issue 11). Here the
-parse, the adapter's YAML and SANY run in a child `python -m evaluation.upload.lint_process` in
-its own process group, killed whole at the deadline. A timeout or a crash refuses the upload: it
-is a status, never a pass.
+nesting; run inside the web process, one hostile upload froze every request
+(docs/decisions/0028-access-and-hostile-input.md). Here the parse, the adapter's YAML and SANY run
+in a child `python -m evaluation.upload.lint_process` in its own process group, killed whole at the
+deadline. A timeout or a crash refuses the upload: it is a status, never a pass.
 
 Protocol: one JSON object on stdin {"task", "tasks_dir", "spec", "adapter", "cfg", "seconds"},
 one on stdout {"spec", "adapter", "cfg"}: each a message, or "" when that input is fine, and

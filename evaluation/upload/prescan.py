@@ -1,9 +1,10 @@
 """The upload's cheap first gate: linear-time checks that run before any parser sees the text.
 
 Tree-sitter's cost grows faster than quadratically with nesting (10k parentheses 1.2 s, 20k 6.3 s,
-issue 11), the YAML and JSON readers recurse once per bracket, and a NUL byte or a lone UTF-16
-surrogate passes SANY but cannot be stored. Each check here is one regular-expression pass, so a
-text at the size limit costs milliseconds, and each message names the line and the limit.
+docs/decisions/0028-access-and-hostile-input.md), the YAML and JSON readers recurse once per
+bracket, and a NUL byte or a lone UTF-16 surrogate passes SANY but cannot be stored. Each check here
+is one regular-expression pass, so a text at the size limit costs milliseconds, and each message
+names the line and the limit.
 """
 
 from __future__ import annotations

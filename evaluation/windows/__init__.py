@@ -1,4 +1,4 @@
-"""Trace formats -> canonical transition windows (docs/ARCHITECTURE.md, "Canonical windows").
+"""Trace formats -> canonical transition windows (docs/ARCHITECTURE.md, "Interfaces").
 
 Each cutter is `cut(contract, files) -> iterable of window dicts` for one `traces.format`; it
 sets `event` (the trace's own step name) and may set `action`. The dispatcher resolves the

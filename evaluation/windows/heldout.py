@@ -1,7 +1,7 @@
 """The windows of a held-out set: a folder in the layout of a SysMoBench data folder.
 
 The folder is given to the instance (`HELDOUT_DATA_DIR`, `--heldout-dir`) and never served,
-exported or committed (docs/ARCHITECTURE.md, "Held-out windows"). Each contract's trace `paths`
+exported or committed (docs/decisions/0012-held-out-traces.md). Each contract's trace `paths`
 are globbed under it, whatever the contract's `traces.source` (a task whose public traces our
 harnesses commit in the project has its held-out ones in the folder too), and cut with the same
 cutters as the public traces. A folder may hold only some tasks: a task none of whose paths

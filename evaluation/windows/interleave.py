@@ -2,11 +2,12 @@
 
 The etcd fork publishes one scenario as node-first windows of one action and, apart, per-spec
 windows of the others (`windows_<Action>.ndjson`), each file in the order of the run but with no
-timestamp to merge them by. P3 follows a trace's events in order (docs/ARCHITECTURE.md, "P3:
-following the traces"), so the cutter merges them here: each file's order is kept, and the next
-event is the head (among the files) whose pre-state differs least from the state the trace is
-in (the post-state of the event placed last; at the start, the head that shows the least
-progress). Ties go to the file listed first. Only the corpus decides the order, never a spec.
+timestamp to merge them by. P3 follows a trace's events in order
+(docs/decisions/0006-p3-follows-traces.md), so the cutter merges them here: each file's order
+is kept, and the next event is the head (among the files) whose pre-state differs least from
+the state the trace is in (the post-state of the event placed last; at the start, the head that
+shows the least progress). Ties go to the file listed first. Only the corpus decides the order,
+never a spec.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 The same object is a line of a windows file (`evaluation.cli.read_windows`), a `TraceWindow` row
 of the site (`leaderboard.tasks.importing.canonical_windows`) and an element of `score_spec`'s
-`windows` (docs/ARCHITECTURE.md, "Canonical windows"). It imports nothing of the project, so the
+`windows` (docs/ARCHITECTURE.md, "Interfaces"). It imports nothing of the project, so the
 phases and the site can name the type.
 """
 

@@ -17,11 +17,11 @@ Rules (docs/BENCHMARK_RULES.md §1):
 - a model's overall = mean of its cells over ALL tasks; a task with no run counts 0 and is shown
   as "not submitted". Per-phase means are taken the same way.
 - N/A: a verified run of a task without trace data has conformance status "n/a". Such a phase
-  counts 0 in the cell (issue 37: renormalising let a one-step spec of a task without traces
-  score a verified 1.0 from P1, P2 and P4 alone; `evaluation.scoring.cell_score`) and is left
-  out of that phase's mean (the denominator counts only tasks where the phase applies;
-  not-submitted tasks still count 0). Reported runs keep the published formula: their P3
-  values are published, and a reported phase is never treated as N/A.
+  counts 0 in the cell (docs/decisions/0016-cell-score-rule.md: renormalising let a one-step spec of
+  a task without traces score a verified 1.0 from P1, P2 and P4 alone;
+  `evaluation.scoring.cell_score`) and is left out of that phase's mean (the denominator counts only
+  tasks where the phase applies; not-submitted tasks still count 0). Reported runs keep the
+  published formula: their P3 values are published, and a reported phase is never treated as N/A.
 
 Weights are a parameter, normalised to sum 1, so user-adjustable weights reuse this code.
 """
@@ -220,7 +220,8 @@ def run_scores(frame: pd.DataFrame, weights: Weights) -> np.ndarray:
     total = np.zeros(len(frame))
     for phase, weight in zip(PHASES, normalised, strict=True):
         status = frame[f"{phase}_status"].to_numpy()
-        # A timed-out phase of an old run, and an N/A one (issue 37), count 0.
+        # A timed-out phase of an old run, and an N/A one (docs/decisions/0016-cell-score-rule.md),
+        # count 0.
         zero = (status == TIMEOUT) | (status == NOT_APPLICABLE)
         counted = np.where(zero, 0.0, frame[phase].fillna(0.0).to_numpy(float))
         total = total + weight * counted

@@ -35,7 +35,8 @@ _LOCAL_BOARDS = LocalMemo()
 _CACHE_SECONDS = 600
 # Boards under a visitor's own weights: any number of weight vectors can be asked for, so they
 # are kept here only, at most this many per process, and never in the shared cache, whose Redis
-# also holds the job queue (issue 35: one key per ?w= value piled up there).
+# also holds the job queue (docs/decisions/0029-abuse-bounds.md: one key per ?w= value piled up
+# there).
 CUSTOM_BOARDS_KEPT = 32
 _CUSTOM_BOARDS = LocalMemo(CUSTOM_BOARDS_KEPT)
 
@@ -68,7 +69,8 @@ def board_of_scope(
     figures are decoded once per version and process, not once per view.
 
     Not from the cells' own phase means: those cannot give a custom board equal to this one
-    (issue 35; tests/test_custom_weight_boards_equal_the_full_build.py). A cell's interval
+    (docs/decisions/0029-abuse-bounds.md;
+    tests/test_custom_weight_boards_equal_the_full_build.py). A cell's interval
     resamples its runs' overalls under the weights in use, which its means do not determine;
     the best policy picks a run by them; a run's timed-out phase keeps its score in the phase
     mean but counts 0 in the overall; and even where none of this applies, the weighted sum of

@@ -1,4 +1,5 @@
-"""Pages of the board's rows and of a task's run list (docs/ARCHITECTURE.md, "Paging").
+"""Pages of the board's rows and of a task's run list
+(docs/decisions/0026-stored-board-and-paging.md).
 
 The board is computed, ranked and given its rank ranges over every model first; only what is
 rendered or exported is a page of it, so a page's figures equal the full board's. `?page=all`

@@ -7,7 +7,7 @@ from django.utils import timezone
 
 
 def assign_review_and_owners(apps, schema_editor):
-    """Existing rows under the new rules (issue 11).
+    """Existing rows under the new rules (docs/decisions/0028-access-and-hostile-input.md).
 
     - Reported runs are the published figures: approved, they stay on the board.
     - Verified runs were public (and on the board) without anyone's review, so they become

@@ -1,5 +1,6 @@
-"""Typed credit (issue 36): WindowResult.credit and InvariantResult.credit, what each result
-earns. Rows stored before the column carried that only in the reason's first words;
+"""Typed credit (docs/decisions/0024-typed-credit-and-run-history.md): WindowResult.credit and
+InvariantResult.credit, what each result earns. Rows stored before the column carried that only in
+the reason's first words;
 `fill_credit` reads those words once, with the prefixes the scorer wrote up to 3.1.0 (copied
 here: a migration must not follow later wording), and nothing reads them again."""
 

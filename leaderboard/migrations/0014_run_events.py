@@ -1,6 +1,6 @@
-"""Structured run history (issue 36): RunEvent, a run's history as rows (attempt, event,
-reason). `fill_events` turns the lines of each old text log into rows; the log itself stays as
-it was, for maintainers to read."""
+"""Structured run history (docs/decisions/0024-typed-credit-and-run-history.md): RunEvent, a run's
+history as rows (attempt, event, reason). `fill_events` turns the lines of each old text log into
+rows; the log itself stays as it was, for maintainers to read."""
 
 import re
 from datetime import UTC, datetime

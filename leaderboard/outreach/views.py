@@ -1,5 +1,6 @@
-"""What the site offers other places (issue 35, point 8): an embeddable SVG badge per model and
-task, and the board as a Hugging Face dataset; the Atom feed is in `feed.py`."""
+"""What the site offers other places (docs/decisions/0030-first-hour-and-peers.md): an embeddable
+SVG badge per model and task, and the board as a Hugging Face dataset; the Atom feed is in
+`feed.py`."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""How a run's spec was made, as its submitter disclosed it (issue 22), in words and as JSON.
+"""How a run's spec was made, as its submitter disclosed it
+(docs/decisions/0025-cell-policy-and-disclosure.md), in words and as JSON.
 
 A best-of-50 and a one-shot spec score alike; only the disclosure tells them apart, so every
 page that shows a run's score can show this line beside it. An empty field reads "not

@@ -2,7 +2,7 @@
 
 The phases store variable detail as JSON (PhaseResult.details, WindowResult.detail,
 InvariantResult.counterexample), in the shapes `evaluation/details.py` declares. These functions
-read the documented keys (docs/ARCHITECTURE.md, "Run pages") and tolerate absent ones, so an older
+read the documented keys (docs/ARCHITECTURE.md, "Interfaces") and tolerate absent ones, so an older
 result row still renders instead of breaking the page; keys only older scorers wrote are read
 through a plain mapping (`_stored`).
 """
@@ -496,7 +496,7 @@ def _conformance_notes(result: PhaseResult | None) -> dict[str, Any]:
     details: ConformanceDetails | None = result.details if result is not None else None
     stored = _stored(details)  # a P3 that ended in `error` or was skipped has other keys
     aux = stored.get("auxiliary_state") or {}
-    mapping = _stored(stored.get("state_mapping"))  # runs scored before issue 20 have none
+    mapping = _stored(stored.get("state_mapping"))  # runs scored before scorer 2.0.0 have none
     return {
         "pooled_rate": stored.get("pooled_rate"),
         "distinct_cases": stored.get("distinct_cases"),

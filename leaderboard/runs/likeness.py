@@ -1,7 +1,8 @@
-"""Near-duplicates (issue 37): a run's spec compared, by its shape (`evaluation.tla.shape`), with
-the task's public specs (its reference and the reference's mutants) and every earlier run of the
-task. The closest at or above NEAR_DUPLICATE is stored as `Run.similar_to` and shown to
-reviewers (admin), on the run page and in the run's JSON; it flags, it never changes a score.
+"""Near-duplicates (docs/decisions/0019-near-duplicates.md): a run's spec compared, by its shape
+(`evaluation.tla.shape`), with the task's public specs (its reference and the reference's mutants)
+and every earlier run of the task. The closest at or above NEAR_DUPLICATE is stored as
+`Run.similar_to` and shown to reviewers (admin), on the run page and in the run's JSON; it flags, it
+never changes a score.
 
 Rescorings of one spec are one lineage and are not compared with each other. An earlier run
 stored before shapes existed gets its shape on first comparison.

@@ -104,7 +104,8 @@ def value_text(key: str, value: object) -> str:
 AUX_RULES = {
     "pinned": "Every variable of the spec is fixed by the window (or built by a state mapping "
     "the spec's own states confirm), so each window is checked from exactly one starting state.",
-    # Runs scored before issue 20, when TypeOK could supply starting states.
+    # Runs scored before scorer 2.0.0, when TypeOK could supply starting states
+    # (docs/decisions/0006-p3-follows-traces.md).
     "typeok": "Variables the window does not fix may start at any value the spec's own TypeOK "
     "allows (an older rule: TypeOK no longer supplies starting states).",
     "explored": "Variables the window does not fix start at the values they have in the states "

@@ -47,8 +47,9 @@ def folded(name: str) -> str:
 
 def name_taken(name: str, models: QuerySet[ModelUnderTest] | None = None) -> bool:
     """Whether a model's slug is `name`'s or its display name folds to `name`'s: a new model
-    may not take it, so no page or picker shows two models a reader cannot tell apart (issue
-    35). Slugs differ where readers do not look (a hyphen), so the names are compared too."""
+    may not take it, so no page or picker shows two models a reader cannot tell apart
+    (docs/decisions/0029-abuse-bounds.md). Slugs differ where readers do not look (a hyphen),
+    so the names are compared too."""
     models = ModelUnderTest.objects.all() if models is None else models
     if models.filter(slug=slugify(name)).exists():
         return True
@@ -123,7 +124,8 @@ def _count(label: str, least: int, most: int, help_text: str) -> forms.IntegerFi
 
 
 class DisclosureFields(forms.Form):
-    """How the spec was made (issue 22). All optional; what is given must be plausible."""
+    """How the spec was made (docs/decisions/0025-cell-policy-and-disclosure.md). All optional; what
+    is given must be plausible."""
 
     specs_generated = _count(
         "Specs generated", 1, MOST_SPECS, "How many specs you generated for this task and model"

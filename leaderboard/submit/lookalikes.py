@@ -1,7 +1,8 @@
 """Letters of other scripts that a reader takes for Latin letters or digits, and their Latin
 skeleton: the idea of Unicode TR39's "confusable" skeleton, cut down to what a model name needs.
 
-Decision (issue 35): a small table written here rather than a dependency. The two pure-Python
+Decision (docs/decisions/0029-abuse-bounds.md): a small table written here rather than a
+dependency. The two pure-Python
 packages on PyPI do not fit: `confusable-homoglyphs` (3.3.1) tells whether a string mixes
 scripts dangerously but gives no skeleton to compare two names by, and `confusables` (1.2.0)
 ships a 2.7 MB map and returns every possible normal form of a string (a product that grows

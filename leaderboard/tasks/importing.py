@@ -182,7 +182,7 @@ def current_corpus(task: Task) -> TraceCorpus | None:
     return task.corpora.order_by("-imported_at", "-pk").first()
 
 
-# A window as the cutters produce it (docs/ARCHITECTURE.md, "Canonical windows").
+# A window as the cutters produce it (docs/ARCHITECTURE.md, "Interfaces").
 WINDOW_FIELDS = (
     "window_id",
     "trace_id",

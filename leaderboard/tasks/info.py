@@ -1,8 +1,8 @@
 """What the task page shows about a task's contract, description and trace data.
 
-The contract file follows the schema pinned in docs/ARCHITECTURE.md; it is validated with
-`evaluation.inputs.contracts.load_contract` and shown from the YAML either way, so a task page never
-breaks on a contract that is still being written.
+The contract file follows the schema `evaluation.inputs.contracts` reads (docs/ARCHITECTURE.md,
+"Interfaces"); it is validated with `evaluation.inputs.contracts.load_contract` and shown from
+the YAML either way, so a task page never breaks on a contract that is still being written.
 """
 
 import functools

@@ -1,7 +1,7 @@
 """What the corpus modules (`tests/test_fidelity_corpus_<family>.py`) check, shared by them.
 
 The corpus is split into modules by task family so that `bin/test`'s two processes share it
-(`--dist loadfile` runs a module in one process); docs/ARCHITECTURE.md, "The suite's wall time".
+(`--dist loadfile` runs a module in one process); docs/decisions/0032-suite-wall-time.md.
 Each spec is scored once per process: `scored(name)` memoises the report, so a module's
 bug-specific tests read the report its parametrized test made instead of running TLC again.
 """

@@ -1,6 +1,6 @@
 """P3 conformance: every trace followed from the spec's Init, each window decided by whether the
-spec can take its event after explaining the trace's earlier events (docs/ARCHITECTURE.md,
-"P3: following the traces").
+spec can take its event after explaining the trace's earlier events
+(docs/decisions/0006-p3-follows-traces.md).
 
 The package's parts: `traces` (windows -> ordered traces and their gaps), `followmodule` (the
 wrapper module), `follow` (runs, resynchronisation, verdicts), `cases` and `fair` (validation,

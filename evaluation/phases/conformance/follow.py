@@ -1,5 +1,5 @@
 """Follow every trace from the spec's Init and decide each of its events (followmodule.py builds
-the module; docs/ARCHITECTURE.md, "P3: following the traces", gives the semantics).
+the module; docs/decisions/0006-p3-follows-traces.md gives the semantics).
 
 Verdicts of one event (a window), from the nonce-tagged lines of runs that ended normally:
 - pass: some state the spec reaches by explaining the trace up to the event takes it (`v`);

@@ -1,5 +1,5 @@
 """Safety negatives: a real step moved into another real state, where it breaks a safety
-invariant every observed state satisfies (issue 37).
+invariant every observed state satisfies (docs/decisions/0015-safety-negatives.md).
 
 A spec whose actions have no guards (a held lock taken again, a lock released by a thread that
 does not hold it) passes every real window: each real step is allowed, and the fair negatives

@@ -2,8 +2,8 @@
 
 The contract's invariants are TLA+ definitions over the contract vocabulary (schema variables and
 pinned constants). They never go into the spec itself: a spec may define an operator with the
-same name (SysMoBench appends the definition and SANY then rejects the module, BENCHMARK.md
-§15.5 item 25). Instead two generated modules sit beside the spec:
+same name (SysMoBench appends the definition and SANY then rejects the module:
+docs/BENCHMARK_RULES.md §4). Instead two generated modules sit beside the spec:
 
 - `<prefix>Contract`: the invariant definitions, with the schema variables and the contract
   constants declared as its own VARIABLES and CONSTANTS;

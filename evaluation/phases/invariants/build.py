@@ -76,7 +76,7 @@ class CheckModules:
     ) -> str:
         r"""Safety runs explore P2's region: INIT/NEXT under P2's bound. Liveness runs take
         Init /\ [][Next]_vars /\ the spec's fairness over the same bounded graph, so that they
-        end by work, not by time (docs/ARCHITECTURE.md, "Work bounds"). A behaviour that
+        end by work, not by time (docs/decisions/0004-work-bounds-not-time.md). A behaviour that
         reaches the bound stutters there; the spec's fairness rules that out wherever a fair
         action is still enabled, and where none is, the stutter is one the spec allows."""
         if live:

@@ -1,4 +1,4 @@
-"""Record the current scoring identity as a named release (docs/ARCHITECTURE.md, "Releases")."""
+"""Record the current scoring identity as a named release (docs/decisions/0027-releases.md)."""
 
 from typing import Any
 

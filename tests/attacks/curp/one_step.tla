@@ -1,5 +1,6 @@
 ---------------------------- MODULE curp ----------------------------
-(* Attack (issue 37, 2): a task without traces. One action proposes and commits a command at
+(* Attack (docs/decisions/0012-held-out-traces.md): a task without traces. One action proposes and
+commits a command at
    once; every invariant over the log holds, and no P3 exists to say this is not CURP. *)
 EXTENDS TLC, Sequences, FiniteSets
 

@@ -1,5 +1,6 @@
 ---------------------------- MODULE spin ----------------------------
-(* Attack (issue 37, 4): a counter; its adapter (counter_invents.adapter.yaml) invents every
+(* Attack (docs/decisions/0012-held-out-traces.md): a counter; its adapter
+(counter_invents.adapter.yaml) invents every
    observed value from it, so the spec's own state says nothing of a lock. *)
 EXTENDS TLC, Naturals
 

@@ -1,5 +1,6 @@
 ---------------------------- MODULE spin ----------------------------
-(* Attack (issue 37, 5): an allow-everything-safe spin spec with a constant nested 990 levels
+(* Attack (docs/decisions/0018-deep-values-refused.md): an allow-everything-safe spin spec with a
+constant nested 990 levels
    deep (eleven operators of 90 levels each, under the upload's 100-level cap). TLC prints it
    in every state; a reader that recurses on it crashes P3, which must never leave P4 credit. *)
 EXTENDS TLC

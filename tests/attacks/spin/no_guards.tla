@@ -1,5 +1,6 @@
 ---------------------------- MODULE spin ----------------------------
-(* Attack (issue 37, 3), first half: no guards (a held lock can be taken again), every thread
+(* Attack (docs/decisions/0015-safety-negatives.md), first half: no guards (a held lock can be taken
+again), every thread
    acting. Following the traces it explains every real event; only the safety negatives
    (a step taken where the system never takes it) tell it from the system. callType is the
    adapter's (no_guards.adapter.yaml), so every window gives every spec variable. *)

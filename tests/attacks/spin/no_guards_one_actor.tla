@@ -1,5 +1,6 @@
 ---------------------------- MODULE spin ----------------------------
-(* Attack (issue 37, 3): no guards (a held lock can be taken again) and a Next where only
+(* Attack (docs/decisions/0015-safety-negatives.md): no guards (a held lock can be taken again) and
+a Next where only
    thread "0" acts, so P4's bounded region never has two holders. callType is the adapter's
    (no_guards_one_actor.adapter.yaml), so every window gives every spec variable. *)
 EXTENDS TLC

@@ -1,5 +1,6 @@
 ---------------------------- MODULE spin ----------------------------
-(* Attack (issue 37, 4): a script. Thread "0" asks for the lock, takes it, and nothing moves
+(* Attack (docs/decisions/0012-held-out-traces.md): a script. Thread "0" asks for the lock, takes
+it, and nothing moves
    again: P3's windows of the other threads have no pre-state in this spec (undecided), yet
    its invariants hold of the three states it has. *)
 EXTENDS TLC, Naturals
