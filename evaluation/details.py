@@ -395,6 +395,11 @@ class LeftTrace(TypedDict):
     reason: str
 
 
+class PickedUp(TypedDict):
+    after: str
+    at: str
+
+
 class TraceFollowed(TypedDict):
     """How far P3 followed one trace (`phases/conformance/timeline.py`)."""
 
@@ -406,6 +411,8 @@ class TraceFollowed(TypedDict):
     errors: int
     followed: int  # events taken before the first that was not
     resynchronised_at: list[str]  # window ids of failed events the spec picked the trace up after
+    # a failed event it could not resynchronise at, and the later event it picked the trace up at
+    picked_up_at: list[PickedUp]
     first_failure: NotRequired[FirstFailure]
     left_trace_at: NotRequired[LeftTrace]
 

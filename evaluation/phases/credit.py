@@ -24,10 +24,9 @@ invariant with verdict `holds` keeps its credit only if:
     change that keeps it (every step filtered through the invariant) is not a fact about the
     system. An invariant reading a variable no window shows (spin's callType) depends on every
     target action.
-(c) since scorer 3.0.0 (docs/decisions/0013-p4-credit.md), credit follows conformance: an invariant
-that passes (a)
-    and (b) earns the mean official P3 pass rate (the held-out one when there is a held-out
-    set; undecided windows count as not passed) of the target actions that change, in the
+(c) since scorer 3.0.0 (docs/decisions/0013-p4-credit.md), credit follows conformance: an
+    invariant that passes (a) and (b) earns the mean official P3 pass rate (the held-out one
+    when there is a held-out set; undecided windows count as not passed) of the target actions that change, in the
     traces, what it reads (every target action when it reads state no window shows or
     changes). No invariant earns anything (`details.credit.withheld`) when the task has no
     traces, when P3 did not run to the end (any error, a scorer bug included: fail closed, a

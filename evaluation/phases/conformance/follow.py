@@ -10,9 +10,11 @@ Verdicts of one event (a window), from the nonce-tagged lines of runs that ended
 - error: TLC could not evaluate the spec or the adapter there.
 After a failed (or errored) event the next run of that trace replaces the event by a
 resynchronisation: the spec's own steps from the states at its position to a state showing the
-event's post-state. Runs repeat until no trace has a new failure, at most runner.MAX_RUNS in
-all. A negative is accepted iff some state at the position of an event it is attached to takes
-it (`n`).
+event's post-state. When no such state exists, the run after that lets the spec pick the trace
+up at a later event whose pre-state the same steps reach (the events between stay undecided;
+the later event must still be taken by its own action). Runs repeat until no trace has a new
+failure, at most runner.MAX_RUNS in all. A negative is accepted iff some state at the position
+of an event it is attached to takes it (`n`).
 
 Output cut short by the sandbox proves nothing: the traces of such a run are run again in
 halves (down to one trace), and a trace whose own run is cut gets an error on every event
@@ -30,7 +32,7 @@ from evaluation.phases.conformance import generator as gen
 from evaluation.phases.conformance import runner
 from evaluation.phases.conformance.cases import Case
 from evaluation.phases.conformance.diagnose import read_tagged
-from evaluation.phases.conformance.followmodule import Bounds, FollowRun, build
+from evaluation.phases.conformance.followmodule import JUMP_AHEAD, Bounds, FollowRun, build
 from evaluation.phases.conformance.runner import Budget, SetupError, error_text, run_module
 from evaluation.phases.conformance.tlatext import tla_text
 from evaluation.phases.conformance.traces import Trace
@@ -83,6 +85,7 @@ class Followed:
     cut_negatives: set[int] = field(default_factory=set)  # in a run read only in part
     left: dict[int, tuple[int, str]] = field(default_factory=dict)  # trace -> (event, why)
     resynced: dict[int, list[int]] = field(default_factory=dict)  # trace -> events resynced
+    picked_up: dict[int, list[tuple[int, int]]] = field(default_factory=dict)  # trace -> (e, f)
     distinct: int = 0  # the largest number of distinct states one run found
     work_bound_reached: bool = False  # the check's CPU work bound stopped a run
 
@@ -92,6 +95,7 @@ class _Trace:
     events: list[int]  # global numbers
     skip: set[int] = field(default_factory=set)
     fresh: set[int] = field(default_factory=set)
+    far: set[int] = field(default_factory=set)  # skipped, and no resynchronisation there
     done: bool = False
 
 
@@ -197,6 +201,7 @@ def _one_run(
         negatives=[(e, c) for e, c, _ in mine],
         lax=[lax[e - 1] for e in local],
         logged=[logged[e - 1] for e in local],
+        far=[any(e in state[k].far for k in chosen) for e in local],
     )
     # The registers only where nothing a submitter wrote (the adapter's expressions, refused
     # already when they name TLCSet) brings TLCSet into the module.
@@ -228,6 +233,7 @@ def _one_run(
     taken = _numbers(run.output, plan.nonce, "v")
     resynced = _numbers(run.output, plan.nonce, "y")
     shown = _numbers(run.output, plan.nonce, "p")
+    picked = _numbers(run.output, plan.nonce, "j")
     accepted = _numbers(run.output, plan.nonce, "n")
     out.accepted |= {k for j, (_, _, k) in enumerate(mine, 1) if j in accepted}
     for item in read_tagged(run.output, plan.nonce, "f"):
@@ -235,13 +241,13 @@ def _one_run(
         states = out.frontier.setdefault(e, [])
         if len(states) < SHOWN_STATES:
             states.append(_tuple_text(item[2]))
-    seen = _Seen(taken, resynced, shown, capped)
+    seen = _Seen(taken, resynced, shown, capped, picked)
     for k in chosen:
         tr = state[k]
         tr.fresh.clear()
         _read_trace(out, tr, k, renumber, seen, quiet, bounds)
     out.reached_negatives |= {
-        k for e, _, k in mine if _reached(e, renumber, state, chosen, taken, resynced)
+        k for e, _, k in mine if _reached(e, renumber, state, chosen, taken, resynced, picked)
     }
     again = [k for k in chosen if not state[k].done]
     return [again] if again else []
@@ -254,12 +260,13 @@ def _reached(
     chosen: list[int],
     taken: set[int],
     resynced: set[int],
+    picked: set[int],
 ) -> bool:
     for k in chosen:
         events = [renumber[x] for x in state[k].events]
         if e in events:
             p = events.index(e)
-            return p == 0 or events[p - 1] in taken | resynced
+            return p == 0 or events[p - 1] in taken | resynced or e in picked
     return False
 
 
@@ -271,6 +278,7 @@ class _Seen:
     resynced: set[int]  # `y`: some state picked the trace up after the skipped event
     shown: set[int]  # `p`: some state at the event's position showed its pre-state
     capped: bool  # the run stopped at its state bound
+    picked: set[int] = field(default_factory=set)  # `j`: the trace was picked up at the event
 
 
 def _read_trace(
@@ -282,32 +290,46 @@ def _read_trace(
     quiet: list[bool],
     bounds: Bounds,
 ) -> None:
-    taken, resynced, capped = seen.taken, seen.resynced, seen.capped
-    for p, e in enumerate(tr.events):
+    taken, capped = seen.taken, seen.capped
+    events = tr.events
+    p = 0
+    while p < len(events):
+        e = events[p]
         j = renumber[e]
-        reached = p == 0 or renumber[tr.events[p - 1]] in taken | resynced
+        reached = p == 0 or renumber[events[p - 1]] in taken | seen.resynced or j in seen.picked
         if not reached:
-            before = tr.events[p - 1]
+            before = events[p - 1]
             why = (
                 f"the run reached its bound of {bounds.states} distinct states first"
                 if capped
                 else _left_reason(out, before, bounds)
             )
+            if not capped and before in tr.far:
+                why += f", nor the pre-state of any of the next {JUMP_AHEAD} events"
             out.left[k] = (before, why)
-            _undecided(out, tr.events[p:], why, HINT_CAPPED if capped else HINT_LEFT)
+            _undecided(out, events[p:], why, HINT_CAPPED if capped else HINT_LEFT)
             tr.done = True
             return
         if e in tr.skip:
-            if j in resynced:
+            if j in seen.resynced:
                 out.resynced.setdefault(k, []).append(e)
+            elif e in tr.far:
+                p = _picked_up_after(out, tr, k, p, renumber, seen)
+                continue
+            elif not capped:
+                # No state shows its post-state: the next run may pick the trace up later.
+                tr.far.add(e)
+                return
+            p += 1
             continue
         if j in taken:
             out.events[e] = EventResult("pass")
+            p += 1
             continue
         if capped:
             why = f"the run reached its bound of {bounds.states} distinct states first"
             out.left[k] = (e, why)
-            _undecided(out, tr.events[p:], why, HINT_CAPPED)
+            _undecided(out, events[p:], why, HINT_CAPPED)
             tr.done = True
             return
         if j in seen.shown or quiet[e - 1]:
@@ -320,6 +342,28 @@ def _read_trace(
         tr.fresh.add(e)
         return
     tr.done = True
+
+
+def _picked_up_after(
+    out: Followed, tr: _Trace, k: int, p: int, renumber: dict[int, int], seen: _Seen
+) -> int:
+    """The position the trace goes on from after the skipped event at `p`: the first later
+    event some state was picked up at (the events between are undecided), or the next one
+    (which the caller then finds not reached)."""
+    events = tr.events
+    later = [q for q in range(p + 1, len(events)) if renumber[events[q]] in seen.picked]
+    if not later:
+        return p + 1
+    at = later[0]
+    e, f = events[p], events[at]
+    why = (
+        f"not decided: the spec could not take event {e} nor reach its post-state, and picked "
+        f"the trace up again at event {f}"
+    )
+    _undecided(out, events[p + 1 : at], why, HINT_LEFT)
+    if (e, f) not in out.picked_up.setdefault(k, []):
+        out.picked_up[k].append((e, f))
+    return at
 
 
 def _unbridged(position: int, bounds: Bounds) -> str:

@@ -20,6 +20,11 @@ next event in it, `_g` the steps taken since the last event.
 - Resync(e), for an event an earlier run found the spec cannot take: the state shows the
   event's post-state, reached from the states at its position by the gap's steps (the gap
   before a skipped event is free and `resync` steps longer). It prints `y`.
+- PickUp(e), for a skipped event whose resynchronisation an earlier run found impossible (`Far`):
+  the state shows the pre-state of a later event f of the same trace (at most JUMP_AHEAD
+  ahead), reached from the states at e's position by the same steps; the trace goes on from f,
+  which must still be taken by its own action. It prints `j` with f. The events between are
+  not decided.
 - Neg(e): for each negative attached to event e (its pre-state is the event's), the negative's
   action (with its actor and message) from a state showing the event's pre-state to the
   negative's post-state prints `n` and then is FALSE (adds no state).
@@ -39,7 +44,8 @@ from evaluation.windows.window import State, Window
 
 PRINTED, SHOWN = 1, 2  # TLC register numbers
 SHOWN_STATES = 200  # frontier states printed per run, for the diagnosis
-TAGS = {"v": 1, "y": 2, "p": 3}
+TAGS = {"v": 1, "y": 2, "p": 3, "j": 4}
+JUMP_AHEAD = 64  # later events a trace may be picked up at, after one the spec cannot resync
 
 
 @dataclass
@@ -67,6 +73,8 @@ class FollowRun:
     negatives: list[tuple[int, Case]] = field(default_factory=list)  # (event, negative case)
     # per event, the events the trace logged between it and the previous one (no window)
     logged: list[int] = field(default_factory=list)
+    # a skipped event the spec could not resynchronise at: it may pick up a later event
+    far: list[bool] = field(default_factory=list)
 
 
 def build(
@@ -137,12 +145,24 @@ def _tables(plan: gen.Plan, run: FollowRun, actions: list[str], bounds: Bounds) 
 
     firsts = [events[0] for events in run.traces]
     previous = {e: events[p - 1] for events in run.traces for p, e in enumerate(events) if p}
+    far = run.far or [False] * count
+    # A gap keeps what the trace shows unchanged across it; after an event the spec could not
+    # resynchronise at, the gap leads to a later event instead, and the trace shows what changed
+    # by then in that event's pre-state: it keeps nothing.
     kept = [
         state(kept_slots(plan, ws[previous[e] - 1], ws[e - 1], run.skip[e - 1]))
-        if e in previous and not (run.logged and run.logged[e - 1] and not run.quiet[e - 1])
+        if e in previous
+        and not far[e - 1]
+        and not (run.logged and run.logged[e - 1] and not run.quiet[e - 1])
         else state({})
         for e in range(1, count + 1)
     ]
+    later = [
+        "{" + ", ".join(map(str, events[p + 1 : p + 1 + JUMP_AHEAD])) + "}" if far[e - 1] else "{}"
+        for events in run.traces
+        for p, e in enumerate(events)
+    ]
+    by_event = dict(zip([e for events in run.traces for e in events], later, strict=True))
     pre = nums([state(w["pre_state"]) for w in ws])
     post = nums([state(w["post_state"]) for w in ws])
     keeps = nums(kept)
@@ -177,6 +197,7 @@ def _tables(plan: gen.Plan, run: FollowRun, actions: list[str], bounds: Bounds) 
         f"{n(plan, 'Lax')} == {flag(run.lax or [False] * count)}",
         f"{n(plan, 'Skip')} == {flag(run.skip)}",
         f"{n(plan, 'Fresh')} == {flag(run.fresh)}",
+        f"{n(plan, 'Later')} == " + tup([by_event[e] for e in range(1, count + 1)]),
         f"{n(plan, 'Bound')} == <<{', '.join(str(bound(e)) for e in range(1, count + 1))}>>",
         f"{n(plan, 'FirstBound')} == {max(bound(e) for e in firsts)}",
         f"{n(plan, 'NegAt')} == "
@@ -249,7 +270,7 @@ def _holds(plan: gen.Plan, table: str, e: str, primed: bool) -> str:
 
 def _operators(plan: gen.Plan, run: FollowRun, actions: list[str], registers: bool) -> list[str]:
     n = gen.n
-    e, k = n(plan, "e"), n(plan, "k")
+    e, k, f = n(plan, "e"), n(plan, "k"), n(plan, "f")
     mv = n(plan, "MV")
     bound = {"actor": f"{n(plan, 'Actor')}[{e}]", "msg": f"{mv}[{n(plan, 'Msg')}[{e}]]"}
     lines = [
@@ -321,6 +342,16 @@ def _operators(plan: gen.Plan, run: FollowRun, actions: list[str], registers: bo
         f"  /\\ UNCHANGED <<{spec_vars}>>",
         f"  /\\ {n(plan, 'Moved')}({e})",
         f"  /\\ {n(plan, 'Once')}({TAGS['y']}, {e})",
+        # After an event the spec can neither take nor resynchronise at, a later event whose
+        # pre-state its own steps reach: the trace goes on from there (that event is taken
+        # like any other), and the events between decide nothing.
+        f"{n(plan, 'PickUp')}({e}) ==",
+        f"  /\\ {n(plan, 'Skip')}[{e}]",
+        f"  /\\ \\E {f} \\in {n(plan, 'Later')}[{e}] :",
+        f"       /\\ {n(plan, 'Pre')}({f})",
+        f"       /\\ UNCHANGED <<{spec_vars}>>",
+        f"       /\\ {t}' = {n(plan, 'Tr')}[{f}] /\\ {i}' = {n(plan, 'Pos')}[{f}] /\\ {g}' = 0",
+        f"       /\\ {n(plan, 'Once')}({TAGS['j']}, {f})",
         f"{n(plan, 'Neg')}({e}) ==",
         f"  /\\ {n(plan, 'NegAt')}[{e}] # {{}}",
         # Negatives only from states showing the window's pre-state: the system never made
@@ -364,6 +395,7 @@ def _next(plan: gen.Plan, bounds: Bounds) -> list[str]:
         f"  /\\ \\/ \\E {e} \\in {n(plan, 'Cur')} :",
         f"          \\/ {n(plan, 'Take')}({e})",
         f"          \\/ {n(plan, 'Resync')}({e})",
+        f"          \\/ {n(plan, 'PickUp')}({e})",
         f"          \\/ {n(plan, 'Neg')}({e})",
         f"          \\/ {n(plan, 'Show')}({e})",
         f"     \\/ {n(plan, 'Gap')}",

@@ -1,6 +1,6 @@
 """How far the spec followed each trace (`details["traces"]`): the events it took, the first it
-could not take and the conjunct that was false there, where it was resynchronised, and where it
-left the trace for good."""
+could not take and the conjunct that was false there, where it was resynchronised or picked the
+trace up again at a later event, and where it left the trace for good."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ def trace_rows(
     blocked: dict[int, BlockingConjunct],
 ) -> list[TraceFollowed]:
     rows: list[TraceFollowed] = []
+    window_of = {e: w for w, e in number.items()}
     for k, trace in enumerate(traces):
         indexes = [ev.window for ev in trace.events]
         verdicts = [outcomes[w].verdict for w in indexes]
@@ -35,6 +36,13 @@ def trace_rows(
             "followed": _prefix(verdicts),
             "resynchronised_at": [
                 _window_id(windows, w) for w in indexes if number[w] in followed.resynced.get(k, [])
+            ],
+            "picked_up_at": [
+                {
+                    "after": _window_id(windows, window_of[e]),
+                    "at": _window_id(windows, window_of[f]),
+                }
+                for e, f in followed.picked_up.get(k, [])
             ],
         }
         first = next((w for w in indexes if outcomes[w].verdict in ("fail", "error")), None)

@@ -1,0 +1,70 @@
+"""After an event the spec can neither take nor resynchronise at, P3 picks the trace up at a
+later event whose pre-state the spec's own steps reach: the events after it are decided again
+(each still taken by its own action), the events in between stay undecided, and nothing the
+spec cannot do passes. Real TLC on the spin windows, with a spec whose thread "2" never gets
+the lock and gives up waiting for it (a step the trace does not log)."""
+
+import pytest
+
+from evaluation.phases.conformance import check_conformance
+from tests.conformance_support import replace_once, spin, spin_spec, spin_windows
+
+pytestmark = pytest.mark.tla
+
+NEVER_TWO = replace_once(
+    replace_once(
+        spin_spec(),
+        'AcquireLock(t) ==\n  /\\ lockState = "unlocked"\n',
+        'AcquireLock(t) ==\n  /\\ t # "2"\n  /\\ lockState = "unlocked"\n',
+    ),
+    "Next == \\E t \\in Threads : StartLock(t) \\/ AcquireLock(t) \\/ ReleaseLock(t)",
+    'GiveUp(t) == pc[t] = "acquiring" /\\ pc\' = [pc EXCEPT ![t] = "idle"]'
+    ' /\\ callType\' = [callType EXCEPT ![t] = "none"] /\\ UNCHANGED lockState\n'
+    "Next == \\E t \\in Threads : StartLock(t) \\/ AcquireLock(t) \\/ ReleaseLock(t)"
+    " \\/ GiveUp(t)",
+)
+
+
+@pytest.fixture(scope="module")
+def outcome():
+    return check_conformance(NEVER_TWO, spin(), spin_windows())
+
+
+def _by_trace(outcome):
+    traces: dict[str, list] = {}
+    for window in outcome.windows:
+        traces.setdefault(window.trace_id, []).append(window)
+    return traces
+
+
+def test_nothing_thread_two_cannot_do_passes(outcome):
+    assert outcome.status == "ran"
+    two = [w for w in outcome.windows if w.actor == "2"]
+    assert two and all(w.verdict != "pass" for w in two)
+    acquire = [w for w in two if w.action == "AcquireLock"]
+    assert {w.verdict for w in acquire} <= {"fail", "undecided"} and "fail" in {
+        w.verdict for w in acquire
+    }
+
+
+def test_events_after_thread_two_lets_go_are_decided_again(outcome):
+    rows = {row["trace_id"]: row for row in outcome.details["traces"]}
+    picked = 0
+    for trace_id, windows in _by_trace(outcome).items():
+        verdicts = [w.verdict for w in windows]
+        if "fail" not in verdicts:
+            continue
+        after = verdicts[verdicts.index("fail") + 1 :]
+        for pick in rows[trace_id]["picked_up_at"]:
+            picked += 1
+            at = [w.window_id for w in windows].index(pick["at"])
+            start = [w.window_id for w in windows].index(pick["after"])
+            assert start < at
+            # The events between were not followed: undecided, never passed or failed.
+            assert {w.verdict for w in windows[start + 1 : at]} <= {"undecided"}
+        if rows[trace_id]["picked_up_at"]:
+            assert "pass" in after
+    assert picked > 0
+    # Every other thread's events pass once the trace is picked up: the spec is otherwise right.
+    others = [w for w in outcome.windows if w.actor != "2" and w.verdict not in ("undecided",)]
+    assert others and {w.verdict for w in others} == {"pass"}
