@@ -26,9 +26,9 @@ invariant with verdict `holds` keeps its credit only if:
     target action.
 (c) since scorer 3.0.0 (docs/decisions/0013-p4-credit.md), credit follows conformance: an
     invariant that passes (a) and (b) earns the mean official P3 pass rate (the held-out one
-    when there is a held-out set; undecided windows count as not passed) of the target actions that change, in the
-    traces, what it reads (every target action when it reads state no window shows or
-    changes). No invariant earns anything (`details.credit.withheld`) when the task has no
+    when there is a held-out set; undecided windows count as not passed) of the target actions
+    that change, in the traces, what it reads (every target action when it reads state no window
+    shows or changes). No invariant earns anything (`details.credit.withheld`) when the task has no
     traces, when P3 did not run to the end (any error, a scorer bug included: fail closed, a
     spec must not keep its invariants by making P3 fail), when the run fits the public windows
     but not the held-out ones (`phases/heldout.py`), or when P4's bounded region does not show
