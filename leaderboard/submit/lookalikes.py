@@ -2,17 +2,16 @@
 skeleton: the idea of Unicode TR39's "confusable" skeleton, cut down to what a model name needs.
 
 Decision (docs/decisions/0029-abuse-bounds.md): a small table written here rather than a
-dependency. The two pure-Python
-packages on PyPI do not fit: `confusable-homoglyphs` (3.3.1) tells whether a string mixes
-scripts dangerously but gives no skeleton to compare two names by, and `confusables` (1.2.0)
-ships a 2.7 MB map and returns every possible normal form of a string (a product that grows
-with its length). The pairs below are entries of TR39's confusables.txt whose target is an ASCII
-letter or digit, for the scripts of the letters an impersonator reaches for: Cyrillic, Greek,
-Armenian and a few Latin variants. Fullwidth and mathematical letters need no entry: NFKC
-already makes them ASCII. Left out on purpose: pairs TR39 maps to a letter that is not ASCII
-(Cyrillic "н" to small capital H, Greek "κ" to "ĸ"), which no ASCII name can match, and pairs
-inside ASCII ("l"/"I"/"1", "O"/"0"), whose folding would refuse honest version names such as
-"GPT-4o" next to a "GPT-40".
+dependency. The two pure-Python packages on PyPI do not fit: `confusable-homoglyphs` (3.3.1)
+tells whether a string mixes scripts dangerously but gives no skeleton to compare two names by,
+and `confusables` (1.2.0) ships a 2.7 MB map and returns every possible normal form of a string
+(a product that grows with its length). The pairs below are entries of TR39's confusables.txt
+whose target is an ASCII letter or digit, for the scripts of the letters an impersonator reaches
+for: Cyrillic, Greek, Armenian and a few Latin variants. Fullwidth and mathematical letters need
+no entry: NFKC already makes them ASCII. Left out on purpose: pairs TR39 maps to a letter that
+is not ASCII (Cyrillic "н" to small capital H, Greek "κ" to "ĸ"), which no ASCII name can match,
+and pairs inside ASCII ("l"/"I"/"1", "O"/"0"), whose folding would refuse honest version names
+such as "GPT-4o" next to a "GPT-40".
 
 Upper and lower case are both listed because a capital can look like a Latin capital when its
 small letter does not (Greek "Η" is "H", its "η" is "n"); the table is read before case folding.
