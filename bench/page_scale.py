@@ -17,12 +17,11 @@ it).
 
 Then (docs/decisions/0026-stored-board-and-paging.md) the pages against the same pages unpaged, as
 they were before paging, with their ratio: the board's first page cold (the board cache emptied
-first) and warm, against
-`?page=all`; the JSON export's first page against the streamed full download (time to the
-first chunk and to the last); the task page against its whole run list. Goals at 1,000 models:
-first page <= 100 ms warm, <= 500 ms cold; task page <= 100 ms. `--lean` leaves out the
-per-run detail rows (actions, windows, invariants) that the board never reads, so that 110,000
-runs build in minutes on SQLite; `--paging-only` times only these pages.
+first) and warm, against `?page=all`; the JSON export's first page against the streamed full
+download (time to the first chunk and to the last); the task page against its whole run list. Goals
+at 1,000 models: first page <= 100 ms warm, <= 500 ms cold; task page <= 100 ms. `--lean` leaves
+out the per-run detail rows (actions, windows, invariants) that the board never reads, so that
+110,000 runs build in minutes on SQLite; `--paging-only` times only these pages.
 """
 
 import argparse

@@ -29,9 +29,8 @@ PhaseStatus = Literal["ran", "skipped", "error", "n/a"]
 WindowVerdict = Literal["pass", "fail", "undecided", "error"]
 InvariantVerdict = Literal["holds", "violated", "error"]
 # What a result earns, decided where the decision is made
-# (docs/decisions/0024-typed-credit-and-run-history.md): the
-# verdict says what TLC found, this says whether it counts and, if not, why; pages and exports
-# read it, never the reason's wording.
+# (docs/decisions/0024-typed-credit-and-run-history.md): the verdict says what TLC found, this
+# says whether it counts and, if not, why; pages and exports read it, never the reason's wording.
 #   credited      passes (a window) or holds and keeps its credit (an invariant, an action)
 #   failed        fails (a window, an action) or is violated (an invariant)
 #   undecided     a window no pre-state of the spec could be built for (never a pass)

@@ -1,9 +1,8 @@
-"""A new account cannot take a published model's name (docs/decisions/0029-abuse-bounds.md): "Gemini
-3.1 Pro" of
-"Google" was accepted because its slug differed by a hyphen, and anonymous visitors then saw a
-page of that title and two identical names in the compare picker. Decision: a display name
-that equals another model's after folding case, compatibility forms and punctuation is refused
-when a model is created (form and API alike), in the words a taken slug gets."""
+"""A new account cannot take a published model's name (docs/decisions/0029-abuse-bounds.md):
+"Gemini 3.1 Pro" of "Google" was accepted because its slug differed by a hyphen, and anonymous
+visitors then saw a page of that title and two identical names in the compare picker. Decision: a
+display name that equals another model's after folding case, compatibility forms and punctuation is
+refused when a model is created (form and API alike), in the words a taken slug gets."""
 
 import json
 from pathlib import Path

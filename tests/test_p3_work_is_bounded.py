@@ -1,9 +1,8 @@
-"""P3's cost is bounded by work (the rule of docs/decisions/0004-work-bounds-not-time.md,
-carried to the following engine): what TLC
-cannot count, one state's expensive evaluation, is bounded by TLC's own CPU seconds over all of
-a check's runs. Reaching the bound is the spec's verdict on the first attempt (the events no run
-decided are undecided, P3 scores them as not passed), never the safety net's infrastructure
-failure. Real TLC on the spin reference made slow on purpose."""
+"""P3's cost is bounded by work (the rule of docs/decisions/0004-work-bounds-not-time.md, carried
+to the following engine): what TLC cannot count, one state's expensive evaluation, is bounded by
+TLC's own CPU seconds over all of a check's runs. Reaching the bound is the spec's verdict on the
+first attempt (the events no run decided are undecided, P3 scores them as not passed), never the
+safety net's infrastructure failure. Real TLC on the spin reference made slow on purpose."""
 
 from dataclasses import replace
 

@@ -1,7 +1,6 @@
 """The two D1 specs (docs/decisions/0004-work-bounds-not-time.md), rebuilt from its description (no
 Django: bench/work_bounds.py reads them too): the spin reference with an INIT of 2×10⁹ states, and
-with
-`ASSUME PrintT(Big)` over 12,000 strings of 3,900 characters."""
+with `ASSUME PrintT(Big)` over 12,000 strings of 3,900 characters."""
 
 from pathlib import Path
 

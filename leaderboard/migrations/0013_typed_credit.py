@@ -1,8 +1,8 @@
 """Typed credit (docs/decisions/0024-typed-credit-and-run-history.md): WindowResult.credit and
 InvariantResult.credit, what each result earns. Rows stored before the column carried that only in
-the reason's first words;
-`fill_credit` reads those words once, with the prefixes the scorer wrote up to 3.1.0 (copied
-here: a migration must not follow later wording), and nothing reads them again."""
+the reason's first words; `fill_credit` reads those words once, with the prefixes the scorer wrote
+up to 3.1.0 (copied here: a migration must not follow later wording), and nothing reads them
+again."""
 
 from django.db import migrations, models
 
