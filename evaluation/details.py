@@ -487,9 +487,6 @@ class InvariantCredit(TypedDict):
     earned: NotRequired[dict[str, float]]
     idle_actors: NotRequired[list[str]]
     withheld: NotRequired[str]
-    # Scorers since 3.2.0: the targets P3's passed events show the spec reaching (a subset of
-    # `reached`; traced.py), which needed no run within P2's bound.
-    reached_by_following: NotRequired[list[str]]
 
 
 class InvariantDetails(CommonDetails, total=False):

@@ -53,7 +53,6 @@ from evaluation.inputs.adapter_check import identifiers
 from evaluation.inputs.contracts import Adapter, Contract
 from evaluation.phases.conformance.vocab import schema_vocab
 from evaluation.phases.reach import Path, Reach, Target, measure, string_atoms
-from evaluation.phases.traced import reached_by_following
 from evaluation.results import Credit, PhaseOutcome
 from evaluation.tla.parsed import ParsedSpec
 from evaluation.windows.window import Window
@@ -205,17 +204,11 @@ def apply(
     ]
     needed += [t for group in actors.values() for t in group]
 
-    # What P3 already followed a real trace to needs no TLC run to be reached (traced.py).
-    traced = reached_by_following(needed, conformance, contract)
-
     def still_needed(reached: set[Target]) -> set[Target]:
-        reached = reached | traced
         idle = {t for g in actors.values() if not any(t in reached for t in g) for t in g}
         return targets.still_needed(wanted, reached) | idle
 
-    measured = sorted(set(needed) - traced, key=Target.text)
-    reach = measure(spec, contract, adapter, measured, still_needed)
-    reach.reached |= traced
+    reach = measure(spec, contract, adapter, sorted(set(needed), key=Target.text), still_needed)
     idle = sorted(a for a, group in actors.items() if not any(t in reach.reached for t in group))
     withheld = _withheld(conformance, contract) or _idle(idle, actors, reach)
     rates = _pass_rates(conformance)
@@ -244,15 +237,13 @@ def apply(
     details["holds"] = holds
     details["credit"] = {
         "rule": (
-            "an invariant that holds is credited only if the spec's behaviour within P2's bound, "
-            "or in following the traces in P3, reaches what it constrains (a1, a2) with every "
-            "actor the traces show acting, the "
+            "an invariant that holds is credited only if the spec's behaviour within P2's bound "
+            "reaches what it constrains (a1, a2) with every actor the traces show acting, the "
             "actions that change what it reads accept no fair negative window in P3 (b), and P3 "
             "ran to the end; it then earns the mean P3 pass rate of those actions (c)"
         ),
         "windows_rule": corpus is not None,
         "reached": sorted(t.text() for t in reach.reached),
-        "reached_by_following": sorted(t.text() for t in traced),
         "not_reached": sorted(t.text() for t in reach.unreached),
         "region": reach.region,
         "undetermined": reach.undetermined,
