@@ -17,34 +17,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.fidelity.corpus import CORPUS, DATA_DIR  # noqa: E402
+from tests.fidelity.corpus import CORPUS, score  # noqa: E402
 
 
 def limits(name: str, traces: int) -> None:
-    from evaluation.inputs.contracts import load_contract, parse_adapter
-    from evaluation.pipeline import score_spec
-    from evaluation.windows import cut_windows
-
     entry = next(e for e in CORPUS if e.name == name)
-    contract = load_contract(entry.task)
-    adapter = parse_adapter(entry.adapter_text(), contract, file=str(entry.adapter_path))
-    windows = cut_windows(contract, DATA_DIR)
-    if traces:
-        kept = set(sorted({w["trace_id"] for w in windows})[:traces])
-        windows = [w for w in windows if w["trace_id"] in kept]
     started = time.monotonic()
-    report = score_spec(
-        entry.spec_path.read_text(),
-        contract,
-        windows,
-        adapter,
-        cfg_text=entry.cfg_path.read_text(),
-        phases=["syntax", "runtime", "conformance"],
-    )
+    report = score(entry, phases=["syntax", "runtime", "conformance"], traces=traces)
     p3 = report.outcomes["conformance"]
     details = p3.details
     bounds = details.get("follow_bounds") or {}
-    print(f"{name}: {len(windows)} windows, P3 {p3.status} {p3.score}")
+    print(
+        f"{name}: {len(p3.windows)} windows (symmetry probes included), P3 {p3.status} {p3.score}"
+    )
     print(f"  wall {time.monotonic() - started:.1f} s, TLC runs {details.get('tlc_runs')}")
     print(
         f"  largest run {bounds.get('largest_run_states')} of {bounds.get('max_states_per_run')}"

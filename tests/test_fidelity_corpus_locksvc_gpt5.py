@@ -1,11 +1,8 @@
 """The fidelity corpus's PGo lock service spec by gpt5 (alone: the longest PGo spec).
 
-Each spec goes through all four phases with the adapter a submitter would write and its own cfg
-(corpus/fidelity, shipped with the project) and no phase ends in an internal error. The corpus is
-split into modules by task family so that bin/test's two processes share it
-(tests/fidelity/checks.py scores each spec once per process;
-docs/decisions/0032-suite-wall-time.md). Real TLC: about 290 s here (pytest --durations on a loaded
-2-core machine); `bench/fidelity.py` prints each spec's time.
+Each spec goes through all four phases with the adapter a submitter would write and its own cfg and
+no phase ends in an internal error. The checks and why the corpus is split by family:
+tests/fidelity/checks.py. Real TLC: about 290 s here; `bench/fidelity.py` prints each spec's time.
 """
 
 import pytest

@@ -39,6 +39,16 @@ DISTINCT = ["Qwen 3", "Gemini 3.1 Flash", "Gemini 3.1 Про", "Qwen 3 通义千
 OTHER_SCRIPTS = ["通义千问", "ГигаЧат", "Джемини 3.1 Про"]
 
 
+def submit_form_errors(user, name: str) -> dict:
+    """The submit form's errors for a new model called `name`, posted by `user`. No spec: the
+    form stops before the upload check, with the model's errors decided."""
+    client = Client()
+    client.force_login(user)
+    response = client.post(reverse("submit"), {"task": "spin", "new_model_name": name,
+                                               "new_model_organisation": "Google"})  # fmt: skip
+    return response.context["form"].errors
+
+
 class ImpersonationTest(WorldTestCase):
     @classmethod
     def setUpTestData(cls):
@@ -49,12 +59,7 @@ class ImpersonationTest(WorldTestCase):
         cls.carol = make_user("carol")
 
     def form_errors(self, name: str) -> dict:
-        client = Client()
-        client.force_login(self.carol)
-        # No spec: the form stops before the upload check, with the model's errors decided.
-        response = client.post(reverse("submit"), {"task": "spin", "new_model_name": name,
-                                                   "new_model_organisation": "Google"})  # fmt: skip
-        return response.context["form"].errors
+        return submit_form_errors(self.carol, name)
 
     def test_a_name_equal_after_folding_is_refused_on_the_form(self):
         for name in IMPERSONATIONS:
@@ -121,11 +126,7 @@ class LookAlikeLetterTest(WorldTestCase):
         cls.mallory = make_user("mallory")
 
     def form_errors(self, name: str) -> dict:
-        client = Client()
-        client.force_login(self.mallory)
-        response = client.post(reverse("submit"), {"task": "spin", "new_model_name": name,
-                                                   "new_model_organisation": "Google"})  # fmt: skip
-        return response.context["form"].errors
+        return submit_form_errors(self.mallory, name)
 
     def test_a_look_alike_of_a_published_name_is_refused(self):
         for attack, name in LOOK_ALIKES.items():

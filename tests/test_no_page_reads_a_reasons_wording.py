@@ -19,7 +19,8 @@ CALLS = {"startswith", "endswith", "removeprefix", "removesuffix"}
 def wording_tests(source: str) -> list[str]:
     """`x.startswith(...)`-like calls whose receiver names prose, as source text."""
     found = []
-    for node in ast.walk(ast.parse(source)):
+    nodes = list(ast.walk(ast.parse(source)))
+    for node in nodes:
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
@@ -28,7 +29,7 @@ def wording_tests(source: str) -> list[str]:
         ):
             found.append(ast.unparse(node))
     # `"…" in reason` reads the wording too.
-    for node in ast.walk(ast.parse(source)):
+    for node in nodes:
         if (
             isinstance(node, ast.Compare)
             and any(isinstance(op, ast.In | ast.NotIn) for op in node.ops)

@@ -83,8 +83,9 @@ CORPUS = [
 ]
 
 
-def score(entry: Entry, on_phase=None, phases=None):
-    """Score one corpus spec through the full pipeline, as the site's job does."""
+def score(entry: Entry, on_phase=None, phases=None, traces: int = 0):
+    """Score one corpus spec through the full pipeline, as the site's job does; `traces` > 0
+    keeps only the task's first that many traces (by id)."""
     from evaluation.inputs.contracts import load_contract, parse_adapter
     from evaluation.pipeline import score_spec
     from evaluation.windows import cut_windows
@@ -92,6 +93,9 @@ def score(entry: Entry, on_phase=None, phases=None):
     contract = load_contract(entry.task)
     adapter = parse_adapter(entry.adapter_text(), contract, file=str(entry.adapter_path))
     windows = cut_windows(contract, DATA_DIR) if contract.has_traces else []
+    if traces:
+        kept = set(sorted({w["trace_id"] for w in windows})[:traces])
+        windows = [w for w in windows if w["trace_id"] in kept]
     return score_spec(
         entry.spec_path.read_text(),
         contract,
