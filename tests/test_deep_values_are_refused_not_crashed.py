@@ -28,6 +28,7 @@ from evaluation.tla.tlcvalue import (
 from evaluation.tla.values import ValueEncodingError, to_tla
 from evaluation.upload.lint import first_problem
 from tests.conformance_support import spin, spin_windows
+from tests.trace_sample import first_traces
 
 ATTACKS = Path(__file__).resolve().parent / "attacks"
 LEVELS, STEP = 990, 90
@@ -124,7 +125,7 @@ def deep_constant_attack() -> str:
 def test_the_deep_constant_attack_crashes_nothing_and_keeps_only_p1_and_p2():
     spec = deep_constant_attack()
     assert first_problem(spec, spin()) == ""  # the upload lets it through
-    report = score_spec(spec, spin(), spin_windows())
+    report = score_spec(spec, spin(), first_traces(spin_windows()))
     for name, outcome in report.outcomes.items():
         assert "internal" not in outcome.details, (name, outcome.details.get("error"))
         assert "RecursionError" not in str(outcome.details), name

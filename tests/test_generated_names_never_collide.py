@@ -27,6 +27,7 @@ from evaluation.tla.treesitter import parse, text_of, walk
 from evaluation.upload.lint import first_problem
 from evaluation.upload.lint_process import check_isolated
 from tests.conformance_support import spin, spin_spec, spin_windows
+from tests.trace_sample import first_traces
 
 pytestmark = pytest.mark.tla
 TASKS_DATA = Path(__file__).resolve().parent.parent / "tasks_data"
@@ -157,14 +158,15 @@ def phase_scores(report) -> dict[str, tuple[str, float | None]]:
 def test_a_spec_using_every_generated_stem_scores_as_the_original(mutant):
     original = spin_spec(mutant)
     with recorded_modules() as recorded:
-        expected = score_spec(original, spin(), spin_windows())
+        expected = score_spec(original, spin(), first_traces(spin_windows()))
     found, _ = stems(recorded, original)
     # The collection sees the watcher's LET and parameter, which once collided
     # (docs/decisions/0017-generated-names.md).
     assert {"o", "k"} <= found
     spec, adapter_text = renamed(sorted(found), original)
     assert first_problem(spec, spin(), parse_adapter(adapter_text, spin())) == ""
-    report = score_spec(spec, spin(), spin_windows(), parse_adapter(adapter_text, spin()))
+    windows = first_traces(spin_windows())
+    report = score_spec(spec, spin(), windows, parse_adapter(adapter_text, spin()))
     assert phase_scores(report) == phase_scores(expected)
     assert report.overall == expected.overall
 

@@ -16,6 +16,7 @@ from evaluation.phases.conformance.specificity import REFUSAL
 from evaluation.pipeline import score_spec
 from evaluation.windows import cut_windows
 from tests.conformance_support import spin, spin_spec, spin_windows
+from tests.trace_sample import first_traces
 
 pytestmark = pytest.mark.tla
 ATTACKS = Path(__file__).resolve().parent / "attacks"
@@ -24,6 +25,11 @@ ONLY_P1_P2 = 0.30 + 1e-9
 
 def _attack(task: str, name: str) -> str:
     return (ATTACKS / task / f"{name}.tla").read_text()
+
+
+def _few() -> list[dict]:
+    # An attack is refused window by window: a few whole traces show it (tests/trace_sample.py).
+    return first_traces(spin_windows())
 
 
 def _reasons(report) -> dict[str, str]:
@@ -40,7 +46,7 @@ def _refusals(report) -> dict[str, str]:
 
 
 def test_allow_everything_safe_on_spin_gets_only_p1_and_p2():
-    report = score_spec(_attack("spin", "allow_everything_safe"), spin(), spin_windows())
+    report = score_spec(_attack("spin", "allow_everything_safe"), spin(), _few())
     assert report.overall <= ONLY_P1_P2
     conformance = report.outcomes["conformance"]
     # Every real window is accepted: only specificity tells this spec from a model.
@@ -58,7 +64,7 @@ def test_allow_everything_safe_on_spin_gets_only_p1_and_p2():
 def test_allow_everything_safe_behind_a_hidden_mode_gets_only_p1_and_p2():
     # Both modes are reachable, so each real window has a strict and a lax pre-state: a
     # negative window counts as accepted when any credited pre-state accepts it.
-    report = score_spec(_attack("spin", "hidden_lax_mode"), spin(), spin_windows())
+    report = score_spec(_attack("spin", "hidden_lax_mode"), spin(), _few())
     assert report.overall <= ONLY_P1_P2
     conformance = report.outcomes["conformance"]
     assert all(r["passed"] == r["total"] for r in conformance.details["per_action"].values())
@@ -78,7 +84,7 @@ def test_allow_everything_safe_on_dqueue_gets_only_p1_and_p2():
 
 
 def test_a_spec_whose_behaviour_never_locks_has_only_vacuous_invariants():
-    report = score_spec(_attack("spin", "never_locks"), spin(), spin_windows())
+    report = score_spec(_attack("spin", "never_locks"), spin(), _few())
     # Its steps change what the contract observes, so P2 counts them and P4 runs ...
     assert report.outcomes["runtime"].score == 1
     assert report.overall <= ONLY_P1_P2

@@ -13,6 +13,7 @@ import pytest
 from evaluation.inputs.contracts import Traces, load_contract
 from evaluation.windows import cut_windows
 from tests.reference_support import (
+    assert_fails_exactly,
     assert_invariant_violated,
     conformance,
     rates,
@@ -61,12 +62,7 @@ def test_reference_passes_every_window(contract, windows):
     ],
 )
 def test_mutant_fails_exactly_the_windows_it_breaks(contract, windows, mutant, intended):
-    expected = {w["window_id"] for w in windows if intended(w)}
-    assert expected
-    lost = _lost(mutant, contract, windows)
-    assert expected <= set(lost)
-    # Any other window it loses shows a state its defect keeps it from reaching: undecided.
-    assert {v for i, v in lost.items() if i not in expected} <= {"undecided"}
+    assert_fails_exactly(SLUG, mutant, contract, windows, intended)
 
 
 def test_dropped_guard_passes_every_window_but_breaks_mutual_exclusion(contract, windows):

@@ -12,6 +12,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.trace_sample import first_traces
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 DATA_DIR = Path(os.environ.get("SYSMOBENCH_DATA_DIR", ROOT / "corpus"))
@@ -94,8 +96,7 @@ def score(entry: Entry, on_phase=None, phases=None, traces: int = 0):
     adapter = parse_adapter(entry.adapter_text(), contract, file=str(entry.adapter_path))
     windows = cut_windows(contract, DATA_DIR) if contract.has_traces else []
     if traces:
-        kept = set(sorted({w["trace_id"] for w in windows})[:traces])
-        windows = [w for w in windows if w["trace_id"] in kept]
+        windows = first_traces(windows, traces)
     return score_spec(
         entry.spec_path.read_text(),
         contract,
