@@ -24,7 +24,7 @@ pytest_plugins = ["tests.coverage_total"]
 # together at -n 2 on a quiet machine (scorer 3.2.0; the tests of defective specs on a task's
 # first three traces, tests/trace_sample.py); two keep their whole-module figure of 3.1.0.
 SLOWEST_MODULES = [
-    "test_fidelity_corpus_asterinas.py",  # mutex 359, rwmutex 293
+    "test_fidelity_corpus_asterinas.py",  # rwmutex 212, mutex 105 (P3 work bound 60 s)
     "test_no_score_without_behaviour.py",  # dqueue 409, never-locks 70, spin 59 + 57
     "test_rwmutex_reference.py",  # mutants 163, 158, 29; reference 19
     "test_fidelity_corpus_consensus_bugs.py",  # etcd 138, redisraft 113

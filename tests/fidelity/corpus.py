@@ -8,6 +8,7 @@ Shared by the corpus modules (`tests/test_fidelity_corpus_*.py`, their checks in
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -85,14 +86,18 @@ CORPUS = [
 ]
 
 
-def score(entry: Entry, on_phase=None, phases=None, traces: int = 0):
+def score(entry: Entry, on_phase=None, phases=None, traces: int = 0, p3_work: float = 0):
     """Score one corpus spec through the full pipeline, as the site's job does; `traces` > 0
-    keeps only the task's first that many traces (by id)."""
+    keeps only the task's first that many traces (by id), `p3_work` > 0 is P3's CPU work bound
+    in place of the task's."""
     from evaluation.inputs.contracts import load_contract, parse_adapter
     from evaluation.pipeline import score_spec
     from evaluation.windows import cut_windows
 
     contract = load_contract(entry.task)
+    if p3_work:
+        budgets = contract.budgets.with_("conformance", work_cpu_seconds=p3_work)
+        contract = dataclasses.replace(contract, budgets=budgets)
     adapter = parse_adapter(entry.adapter_text(), contract, file=str(entry.adapter_path))
     windows = cut_windows(contract, DATA_DIR) if contract.has_traces else []
     if traces:
