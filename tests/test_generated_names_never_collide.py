@@ -157,15 +157,15 @@ def phase_scores(report) -> dict[str, tuple[str, float | None]]:
 @pytest.mark.parametrize("mutant", [None, "flipped_guard", "dropped_guard"])
 def test_a_spec_using_every_generated_stem_scores_as_the_original(mutant):
     original = spin_spec(mutant)
+    windows = first_traces(spin_windows())
     with recorded_modules() as recorded:
-        expected = score_spec(original, spin(), first_traces(spin_windows()))
+        expected = score_spec(original, spin(), windows)
     found, _ = stems(recorded, original)
     # The collection sees the watcher's LET and parameter, which once collided
     # (docs/decisions/0017-generated-names.md).
     assert {"o", "k"} <= found
     spec, adapter_text = renamed(sorted(found), original)
     assert first_problem(spec, spin(), parse_adapter(adapter_text, spin())) == ""
-    windows = first_traces(spin_windows())
     report = score_spec(spec, spin(), windows, parse_adapter(adapter_text, spin()))
     assert phase_scores(report) == phase_scores(expected)
     assert report.overall == expected.overall

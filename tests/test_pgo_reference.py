@@ -22,6 +22,7 @@ from tests.reference_support import (
     read_reference,
     with_definitions,
 )
+from tests.trace_sample import first_traces
 
 pytestmark = pytest.mark.tla
 
@@ -131,12 +132,6 @@ def _expected(windows, spec: dict[str, str]) -> dict[str, int]:
     }
 
 
-def _sample(windows) -> list[dict]:
-    """The windows of the first two runs: enough for every action, cheaper than all of them."""
-    runs = sorted({w["trace_id"] for w in windows})[:2]
-    return [w for w in windows if w["trace_id"] in runs]
-
-
 MERGED_LOCKSVC = (
     "open (docs/decisions/0006-p3-follows-traces.md): followed from Init, locksvc's "
     "merged_steps mutant (the server receives and "
@@ -151,7 +146,8 @@ def test_mutant_fails_the_windows_it_should(task, mutant, request):
     contract, windows = task
     if (contract.slug, mutant) == ("locksvc", "merged_steps"):
         request.applymarker(pytest.mark.xfail(reason=MERGED_LOCKSVC, strict=True))
-    sample = _sample(windows)
+    # The first two runs: enough for every action, cheaper than all of them.
+    sample = first_traces(windows, 2)
     fails = _expected(sample, MUTANT_FAILS[contract.slug][mutant])
     assert all(n > 0 for n in fails.values())
     outcome = conformance(read_reference(contract.slug, f"mutants/{mutant}.tla"), contract, sample)
