@@ -21,8 +21,8 @@ def main() -> None:
     with test_database():
         from django.test import Client
 
-        from leaderboard.board.marks import invalidate_board_cache
         from leaderboard.management.commands.load_published import load_published
+        from leaderboard.models.marks import invalidate_board_cache
 
         load_published()
         invalidate_board_cache()

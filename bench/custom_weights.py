@@ -42,9 +42,9 @@ def main() -> None:
         from page_scale import build
 
         from leaderboard.board import aggregate, boards, store
-        from leaderboard.board.marks import invalidate_board_cache
         from leaderboard.board.policy import MEAN, SITE
         from leaderboard.models import Run, Task
+        from leaderboard.models.marks import invalidate_board_cache
 
         started = time.perf_counter()
         world = build(args.models, args.runs, 0, lean=True)

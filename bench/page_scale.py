@@ -136,7 +136,7 @@ def main() -> None:
         from django.test import Client
 
         from leaderboard.board import store
-        from leaderboard.board.marks import invalidate_board_cache
+        from leaderboard.models.marks import invalidate_board_cache
 
         started = time.perf_counter()
         world = build(args.models, args.runs, args.windows, lean=args.lean)
@@ -209,7 +209,7 @@ def compare_line(name: str, before: float, after: float, unit: str = "ms") -> st
 def paged_pages(client, n: int) -> None:
     from unittest import mock
 
-    from leaderboard.board import paging
+    from leaderboard.shared import paging
 
     print("paged against unpaged (before = every row on one page):")
     # One request first, so that neither side pays the process's first template loads; then

@@ -1,7 +1,7 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from leaderboard.web.ratelimit import limit_posts
+from leaderboard.shared.ratelimit import limit_posts
 
 # The admin's sign-in counts against the same per-address budget as the site's (one "login"
 # scope), so guessing a maintainer's password is as slow there as anywhere.

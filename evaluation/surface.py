@@ -9,8 +9,9 @@ in are not the site's: `python -m evaluation score` (`cli`, the scorer image's e
 
 An import-linter contract (`pyproject.toml`, docs/ARCHITECTURE.md "Layers") lets the site import
 no other `evaluation` module, so a name the site starts to need is added here, in its group. The
-one exception is `leaderboard/models.py`, which every Django process loads: it takes the weights
-from the leaf `evaluation.scoring` rather than load the whole scorer (the figures are there).
+one exception is the site's data layer (`leaderboard/models/`), which every Django process loads:
+it takes the weights from the leaf `evaluation.scoring` rather than load the whole scorer (the
+figures are in docs/decisions/0001-scorer-is-django-free.md).
 """
 
 from __future__ import annotations

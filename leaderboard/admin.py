@@ -10,7 +10,6 @@ from django.http import HttpRequest
 from django.template.response import TemplateResponse
 from django.utils.text import Truncator
 
-from leaderboard.board.marks import invalidate_board_cache
 from leaderboard.models import (
     ActionResult,
     ApiToken,
@@ -27,8 +26,9 @@ from leaderboard.models import (
     TraceWindow,
     WindowResult,
 )
-from leaderboard.web.requests import AuthenticatedRequest
-from leaderboard.web.rounding import figure
+from leaderboard.models.marks import invalidate_board_cache
+from leaderboard.shared.requests import AuthenticatedRequest
+from leaderboard.shared.rounding import figure
 
 
 class BoardInvalidatingAdmin(admin.ModelAdmin):
@@ -94,7 +94,7 @@ class ReviewForm(forms.Form):
 
 
 class NearDuplicateFilter(admin.SimpleListFilter):
-    """The review queue's filter for runs flagged as near-duplicates (`runs/likeness.py`)."""
+    """The review queue's filter for runs flagged as near-duplicates (`scoring/likeness.py`)."""
 
     title = "near-duplicate"
     parameter_name = "near_duplicate"

@@ -6,8 +6,14 @@ class LeaderboardConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        # The board's marks (data layer) are told who refreshes the stored board (services).
-        from leaderboard.board import store, warm
-        from leaderboard.board.marks import connect_signals
+        # The data layer announces; the layers above subscribe here, so it never imports them.
+        from leaderboard.board import listeners as board
+        from leaderboard.models import marks, signals
+        from leaderboard.releases import rescoring
+        from leaderboard.web import warm
 
-        connect_signals(refresher=warm.refresh_and_warm, builder=store.ensure)
+        marks.connect_signals()
+        signals.run_finished.connect(board.mark_finished_run, dispatch_uid="board-run-finished")
+        signals.run_finished.connect(rescoring.after_scoring, dispatch_uid="release-run-finished")
+        signals.board_marked.connect(warm.refresh_and_warm, dispatch_uid="board-refresh")
+        signals.board_scope_wanted.connect(board.build_wanted_scope, dispatch_uid="board-scope")

@@ -59,7 +59,7 @@ def make_run(model, task, phases: dict | None = None, **fields) -> Run:
         run.overall = run.weighted_score()
         run.save(update_fields=["overall"])
     # Rows written straight to the database bypass Run.finish(); the board's signals mark them
-    # (leaderboard/board/marks.py).
+    # (leaderboard/models/marks.py).
     return run
 
 

@@ -4,9 +4,9 @@ import pytest
 
 from leaderboard.board.aggregate import OFFICIAL_WEIGHTS, normalise_weights, parse_weights
 from leaderboard.board.boards import compute_board, get_board
-from leaderboard.board.marks import invalidate_board_cache
 from leaderboard.models import PhaseResult, Run
-from leaderboard.web.rounding import CELL, MEAN, figure, percent_text
+from leaderboard.models.marks import invalidate_board_cache
+from leaderboard.shared.rounding import CELL, MEAN, figure, percent_text
 from tests.base import WorldTestCase, make_model, make_phase_result, make_run
 
 FULL = {"syntax": 1.0, "runtime": 1.0, "conformance": 1.0, "invariant": 1.0}

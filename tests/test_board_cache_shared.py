@@ -21,7 +21,7 @@ FULL = {"syntax": 1.0, "runtime": 1.0, "conformance": 1.0, "invariant": 1.0}
 EDIT_IN_ANOTHER_PROCESS = """
 import django
 django.setup()
-from leaderboard.board.marks import invalidate_board_cache
+from leaderboard.models.marks import invalidate_board_cache
 from leaderboard.models import PhaseResult
 PhaseResult.objects.filter(phase="invariant").update(score=0.0)
 invalidate_board_cache()

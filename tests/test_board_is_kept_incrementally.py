@@ -150,7 +150,7 @@ class KeptChangeByChange(StoredBoardWorld):
     def test_a_refresh_that_fails_leaves_its_mark_for_the_next_reader(self):
         get_board()
         with mock.patch.object(store, "_build", side_effect=RuntimeError("database went away")):
-            with self.assertLogs("leaderboard.board.marks", "ERROR"):
+            with self.assertLogs("leaderboard.models.signals", "ERROR"):
                 run = self.finish_a_run()
         self.assertTrue(BoardMark.objects.exists())
         cell = get_board().cell(run.model_id, run.task_id)

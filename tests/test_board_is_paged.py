@@ -13,9 +13,9 @@ from django.http import StreamingHttpResponse
 from django.test import TestCase
 from django.urls import reverse
 
-from leaderboard.board import paging
 from leaderboard.management.commands.load_published import load_published
 from leaderboard.models import ModelUnderTest, Task
+from leaderboard.shared import paging
 from tests.base import make_model, make_run
 
 PER_PAGE = 4

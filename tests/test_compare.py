@@ -245,7 +245,7 @@ def test_the_featured_pair_is_the_one_every_pair_compared_would_choose():
 def test_run_ids_are_queried_in_slices_the_database_takes(monkeypatch):
     from django.db import connection
 
-    from leaderboard.querysets import id_batches
+    from leaderboard.models.run_queries import id_batches
 
     ids = list(range(1, 121))
     monkeypatch.setattr(connection.features, "max_query_params", 50)

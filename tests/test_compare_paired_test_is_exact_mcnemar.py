@@ -12,7 +12,7 @@ import io
 import pytest
 from django.urls import reverse
 
-from leaderboard.compare.paired import mcnemar_exact, verdict
+from leaderboard.runs.paired import mcnemar_exact, verdict
 from tests.base import WorldTestCase, make_action_result, make_run, make_window_result
 
 PHASES = {"syntax": 1.0, "runtime": 1.0, "conformance": 0.5, "invariant": 1.0}

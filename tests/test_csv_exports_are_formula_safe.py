@@ -7,7 +7,7 @@ import io
 
 from django.urls import reverse
 
-from leaderboard.web.csv_safe import safe_cell
+from leaderboard.shared.csv_safe import safe_cell
 from tests.base import WorldTestCase, make_model, make_run, make_window_result
 
 HOSTILE_NAME = '=HYPERLINK("http://evil.example","x")'

@@ -20,7 +20,7 @@ from leaderboard.accounts.tokens import create_token
 from leaderboard.board.aggregate import PHASES
 from leaderboard.management.commands.load_published import load_published
 from leaderboard.models import ModelUnderTest, Run, Task
-from leaderboard.web.rounding import MEAN, difference, figure, percent_text
+from leaderboard.shared.rounding import MEAN, difference, figure, percent_text
 
 DATA = Path(settings.SYSMOBENCH_DATA_DIR) / "leaderboard"
 SUMMARY_COLUMNS = dict(

@@ -15,8 +15,8 @@ from django.utils import timezone
 
 from leaderboard.accounts.tokens import create_token
 from leaderboard.models import ApiToken, Release, Run
-from leaderboard.runs.plain_words import KNOWN_BUILD_DATES, dated_banner
 from leaderboard.scoring import queueing
+from leaderboard.shared.plain_words import KNOWN_BUILD_DATES, dated_banner
 from tests.base import (
     WorldTestCase,
     make_action_result,

@@ -76,7 +76,7 @@ def test_a_requeued_run_is_scored_to_the_end_over_a_crashed_attempts_leftovers()
     assert ordered[-1].finished_at <= run.finished_at
     logged = [line.split(" ", 2)[2] for line in run.log.splitlines()]
     assert logged[0].startswith("attempt 2 started on ")
-    # The reference is flagged as a near-duplicate of itself first (runs/likeness.py).
+    # The reference is flagged as a near-duplicate of itself first (scoring/likeness.py).
     phases_logged = [line.split(":")[0] for line in logged[1:] if ":" in line]
     assert [p for p in phases_logged if p in results_order()][:4] == list(results_order())
     assert logged[-1] == f"finished: overall {run.overall:.3f}"

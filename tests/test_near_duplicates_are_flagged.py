@@ -17,8 +17,8 @@ from evaluation.inputs.contracts import load_contract
 from evaluation.inputs.references import public_specs
 from evaluation.tla.shape import NEAR_DUPLICATE, similarity, spec_shape
 from leaderboard.models import Run
-from leaderboard.runs.likeness import flag_near_duplicates
 from leaderboard.scoring.jobs import evaluate_run
+from leaderboard.scoring.likeness import flag_near_duplicates
 from leaderboard.tasks.importing import sync_task
 from tests.base import make_model, make_run, make_task, make_user
 from tests.fidelity.corpus import CORPUS

@@ -16,7 +16,7 @@ from leaderboard.board.aggregate import PHASES
 from leaderboard.board.boards import compute_board
 from leaderboard.management.commands.load_published import DEFAULT_FIXTURE, load_published
 from leaderboard.models import ModelUnderTest, PhaseResult, Run, Task
-from leaderboard.web.rounding import CELL, MEAN, figure
+from leaderboard.shared.rounding import CELL, MEAN, figure
 from tests.base import make_model, make_run
 
 PAPER = Path(settings.SYSMOBENCH_DATA_DIR) / "leaderboard" / "paper_summary_repaired.csv"

@@ -10,8 +10,8 @@ from django.utils import timezone
 
 from leaderboard.models import Run
 from leaderboard.scoring.reaper import reap_stale_runs
+from leaderboard.shared.ratelimit import Limited
 from leaderboard.submit.submissions import check_quota, quota_status
-from leaderboard.web.ratelimit import Limited
 from tests.base import WorldTestCase, make_run
 
 STALE_AFTER = 4500

@@ -12,7 +12,7 @@ from django.urls import reverse
 from redis import Redis
 
 from config.env import cache_from_url
-from leaderboard.web.ratelimit import Limited, hit
+from leaderboard.shared.ratelimit import Limited, hit
 from tests.base import WorldTestCase
 
 HOUR = 3600

@@ -5,7 +5,7 @@ import io
 
 from django.urls import reverse
 
-from leaderboard.runs.export import CSV_COLUMNS
+from leaderboard.scoring.export import CSV_COLUMNS
 from tests.base import (
     WorldTestCase,
     make_action_result,

@@ -3,7 +3,7 @@ and reported runs that say so instead of showing a status and timestamps."""
 
 from django.urls import reverse
 
-from leaderboard.runs.plain_words import aux_rule_sentence, label, tlc_value_text, tool_version
+from leaderboard.shared.plain_words import aux_rule_sentence, label, tlc_value_text, tool_version
 from tests.base import WorldTestCase, make_action_result, make_invariant_result, make_run
 
 PHASES = {"syntax": 1.0, "runtime": 1.0, "conformance": 0.5, "invariant": 0.0}

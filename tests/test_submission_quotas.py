@@ -13,8 +13,8 @@ from django.utils import timezone
 
 from leaderboard.accounts.tokens import create_token
 from leaderboard.models import Run
+from leaderboard.shared.ratelimit import Limited
 from leaderboard.submit.submissions import check_quota
-from leaderboard.web.ratelimit import Limited
 from tests.base import WorldTestCase, make_run
 
 GOOD = (Path(settings.TASKS_DATA_DIR) / "spin" / "reference" / "spin.tla").read_text()

@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from leaderboard.accounts.tokens import create_token
 from leaderboard.models import Run
-from leaderboard.runs.disclosure import describe, tokens_text
+from leaderboard.shared.disclosure import describe, tokens_text
 from tests.base import WorldTestCase, make_run
 
 GOOD = (Path(settings.TASKS_DATA_DIR) / "spin" / "reference" / "spin.tla").read_text()

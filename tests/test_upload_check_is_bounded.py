@@ -16,8 +16,8 @@ from django.urls import reverse
 from evaluation.upload import prescan
 from leaderboard.accounts.tokens import create_token
 from leaderboard.models import Run
+from leaderboard.shared.ratelimit import Limited
 from leaderboard.submit.lint_slots import lint_slot
-from leaderboard.web.ratelimit import Limited
 from tests.base import WorldTestCase
 
 GOOD = (Path(settings.TASKS_DATA_DIR) / "spin" / "reference" / "spin.tla").read_text()

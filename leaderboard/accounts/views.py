@@ -13,9 +13,9 @@ from django.views.decorators.http import require_POST
 from leaderboard.accounts.forms import SignUpForm
 from leaderboard.accounts.tokens import create_token
 from leaderboard.models import ApiToken, ModelUnderTest, Run
+from leaderboard.shared.ratelimit import limit_posts
+from leaderboard.shared.requests import AuthenticatedRequest
 from leaderboard.submit.submissions import quota_status
-from leaderboard.web.ratelimit import limit_posts
-from leaderboard.web.requests import AuthenticatedRequest
 
 MAX_TOKENS_PER_USER = 10
 

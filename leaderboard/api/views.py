@@ -19,16 +19,16 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from leaderboard.accounts.tokens import user_from_authorization
-from leaderboard.api.errors import api_error
-from leaderboard.board.views import leaderboard_export
 from leaderboard.models import ReviewError, Run
-from leaderboard.runs.export import run_with_progress
+from leaderboard.scoring.export import run_with_progress
 from leaderboard.scoring.queueing import queue_position
+from leaderboard.shared.errors import api_error
+from leaderboard.shared.params import parse_id
+from leaderboard.shared.ratelimit import Limited, limit_posts, too_many_requests
+from leaderboard.shared.rounding import figure
 from leaderboard.submit.forms import SubmitForm
 from leaderboard.submit.submissions import check_quota, submit
-from leaderboard.web.params import parse_id
-from leaderboard.web.ratelimit import Limited, limit_posts, too_many_requests
-from leaderboard.web.rounding import figure
+from leaderboard.web.views import leaderboard_export
 
 API_FIELDS = (
     "task",

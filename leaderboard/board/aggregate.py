@@ -57,7 +57,7 @@ from leaderboard.board.policy import (
     SITE,
 )
 from leaderboard.models import Run
-from leaderboard.querysets import BoardPhaseRow, BoardRunRow
+from leaderboard.models.run_queries import BoardPhaseRow, BoardRunRow
 
 PHASE_LABELS = {"syntax": "P1", "runtime": "P2", "conformance": "P3", "invariant": "P4"}
 FUNNEL_STAGES = ("submitted", "P1 = 1", "P2 > 0", "P3 > 0", "P4 > 0")

@@ -13,7 +13,7 @@ from django.core.cache import cache
 from plotly.colors import qualitative
 
 from leaderboard.board.aggregate import FUNNEL_STAGES, PHASE_LABELS, PHASES
-from leaderboard.web.rounding import MEAN, percent
+from leaderboard.shared.rounding import MEAN, percent
 
 # Four hues of the Okabe-Ito palette, told apart with any common colour vision deficiency (four
 # shades of one blue were not).

@@ -6,9 +6,9 @@ from django import forms
 from django.http import QueryDict
 
 from leaderboard.board.aggregate import PHASES, Weights, parse_weights
-from leaderboard.board.paging import parse_page
 from leaderboard.board.policy import DEFAULT_POLICY, DEFAULT_TABLE, POLICIES, PUBLISHED_TABLES
 from leaderboard.models import ModelUnderTest
+from leaderboard.shared.paging import parse_page
 
 # Columns whose natural first click is "highest first"; text columns sort A→Z first.
 TEXT_SORTS = ("name", "organisation", "kind")

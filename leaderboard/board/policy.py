@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from evaluation.surface import OFFICIAL_WEIGHTS
-from leaderboard.web import rounding
+from leaderboard.shared import rounding
 
 MEAN, BEST, FIRST = "mean", "best", "first"
 DEFAULT_POLICY = MEAN
@@ -28,7 +28,7 @@ class PublishedTable:
     source: str
     weights: tuple[float, ...]
     differs: str
-    # How the table rounded a mean over tasks (leaderboard.web.rounding): the site's pipeline
+    # How the table rounded a mean over tasks (leaderboard.shared.rounding): the site's pipeline
     # wrote 4 decimals first, then 3; the paper's rounded once from the unrounded mean (Kimi
     # K2.5's P4 0.32546 is 0.325 there, where two steps give 0.326).
     mean_rounding: str = rounding.MEAN

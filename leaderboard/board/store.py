@@ -12,7 +12,7 @@ every run and phase result.
   on those (`boards.board_of_scope`), never a second read of the runs.
 - A model's overall interval resamples all its cells together, so it is stored per model and
   recomputed with them. Rank ranges and ties compare every model: computed at read time.
-- **Consistency**: changes mark (leaderboard/board/marks.py) in their own transaction; a
+- **Consistency**: changes mark (leaderboard/models/marks.py) in their own transaction; a
   refresh takes the board lock, reads the marks, then the runs, rebuilds the marked models in
   every built scope and deletes only the marks it read. A change committed after the refresh
   read the marks keeps its mark; a change it read marks for is in the runs it then reads.
@@ -44,7 +44,7 @@ from leaderboard.models import (
     Run,
     Task,
 )
-from leaderboard.querysets import NO_RELEASE, BoardPhaseRow, BoardRunRow
+from leaderboard.models.run_queries import NO_RELEASE, BoardPhaseRow, BoardRunRow
 
 # The row whose UPDATE is the board lock (a row lock on PostgreSQL, the write lock on SQLite).
 LOCK_SCOPE = -1

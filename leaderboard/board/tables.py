@@ -26,7 +26,7 @@ from leaderboard.board.memo import LocalMemo
 from leaderboard.board.policy import DEFAULT_TABLE, POLICIES, PUBLISHED_TABLES, REPORTED_NOTE
 from leaderboard.board.uncertainty import CONFIDENCE, RESAMPLES
 from leaderboard.models import ModelUnderTest
-from leaderboard.web.rounding import CELL, figure, percent_text
+from leaderboard.shared.rounding import CELL, figure, percent_text
 
 NOT_SUBMITTED = "not submitted"
 NOT_PUBLISHED = "n not published"
@@ -428,7 +428,7 @@ def export_record(r: Row) -> Row:
         "strict": round(r["strict"], 4),
         "strict_passed": r["strict_passed"],
     }
-    # Published figures (leaderboard.web.rounding), so an export equals the page and the paper.
+    # Published figures (leaderboard.shared.rounding), so an export equals the page and the paper.
     record.update({p["phase"]: p["figure"] for p in r["phases"]})
     record.update({c["task"]: c.get("figure") for c in r["cells"]})
     return record

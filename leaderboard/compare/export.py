@@ -1,6 +1,6 @@
 """A comparison as JSON and as flat CSV rows (`/compare.json`, `/compare.csv`, same query as
 the page): the per-phase means, the per-task × per-phase table with generation tokens, and the
-per-action McNemar tests. Figures are the published ones (leaderboard.web.rounding), as on the
+per-action McNemar tests. Figures are the published ones (leaderboard.shared.rounding), as on the
 page; a task a side has no run for is null."""
 
 from __future__ import annotations

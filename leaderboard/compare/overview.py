@@ -20,13 +20,13 @@ from django.http import QueryDict
 from evaluation.surface import unstorable
 from leaderboard.board.aggregate import NOT_APPLICABLE, PHASE_LABELS, PHASES, Board, records
 from leaderboard.board.boards import get_board
-from leaderboard.compare import detail as compare_detail
-from leaderboard.compare.paired import LEVEL, pooled, verdict
 from leaderboard.models import ActionResult, ModelUnderTest, Run
-from leaderboard.querysets import RunQuerySet, id_batches
-from leaderboard.runs.disclosure import tokens_text
-from leaderboard.web.params import parse_id
-from leaderboard.web.rounding import (
+from leaderboard.models.run_queries import RunQuerySet, id_batches
+from leaderboard.runs import pairs
+from leaderboard.runs.paired import LEVEL, pooled, verdict
+from leaderboard.shared.disclosure import tokens_text
+from leaderboard.shared.params import parse_id
+from leaderboard.shared.rounding import (
     CELL,
     MEAN,
     Score,
@@ -97,7 +97,7 @@ def _compare_models(slug_a: str, slug_b: str, user: Visitor) -> dict[str, Any]:
     units: list[tuple[bool, bool]] = []
     neither = []
     cells = {t["id"]: (board.cell(a.pk, t["id"]), board.cell(b.pk, t["id"])) for t in board.tasks}
-    data = compare_detail.load([c["run_id"] for pair in cells.values() for c in pair if c])
+    data = pairs.load([c["run_id"] for pair in cells.values() for c in pair if c])
     tokens = _generation_tokens([c["run_id"] for pair in cells.values() for c in pair if c])
     # A published run of a cell the board has not yet reads "awaiting review", not "not
     # submitted" (its figures count only once approved, so none are shown).
@@ -170,7 +170,7 @@ def _compare_runs(id_a: str, id_b: str, user: Visitor) -> dict[str, Any]:
             f"{run_b.task.slug}: two runs are compared only on one task.",
         }
     scores_a, scores_b = _run_scores(run_a), _run_scores(run_b)
-    data = compare_detail.load([run_a.pk, run_b.pk])
+    data = pairs.load([run_a.pk, run_b.pk])
     cell_a = {"run_id": run_a.pk, "provenance": run_a.provenance}
     cell_b = {"run_id": run_b.pk, "provenance": run_b.provenance}
     grid = _grid(cell_a, cell_b, data)
@@ -277,7 +277,7 @@ def _detail(
     note says why)."""
     if grid["note"] or cell_a is None or cell_b is None:
         return None
-    return compare_detail.run_pair(cell_a["run_id"], cell_b["run_id"], data)
+    return pairs.run_pair(cell_a["run_id"], cell_b["run_id"], data)
 
 
 def _grid(cell_a: Cell | None, cell_b: Cell | None, data: dict[str, Any]) -> dict[str, Any]:
@@ -303,7 +303,7 @@ def _no_grid_reason(cell: Cell | None, side: str, data: dict[str, Any]) -> str:
         return f"{side} has no run for this task."
     if cell["provenance"] == Run.Provenance.REPORTED:
         return f"{side}'s figures are reported by SysMoBench (no per-action data)."
-    if not compare_detail.has_actions(cell["run_id"], data):
+    if not pairs.has_actions(cell["run_id"], data):
         return f"{side}'s run has no per-action conformance results (phase not reached or N/A)."
     return ""
 
@@ -511,7 +511,7 @@ def _featured(board: Board) -> dict[str, Any] | None:
     names = {row["model_id"]: row for row in records(board.rows)}
     task = next(t for t in board.tasks if t["id"] == shared[0])
     run_a, run_b = tasks_of[a][task["id"]], tasks_of[b][task["id"]]
-    preview = compare_detail.run_pair(run_a, run_b, compare_detail.load([run_a, run_b]))
+    preview = pairs.run_pair(run_a, run_b, pairs.load([run_a, run_b]))
     return {
         "a": names[a]["name"],
         "b": names[b]["name"],

@@ -7,9 +7,9 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from leaderboard.api.errors import api_error
 from leaderboard.compare import export, overview
-from leaderboard.web.csv_safe import safe_row
+from leaderboard.shared.csv_safe import safe_row
+from leaderboard.shared.errors import api_error
 
 NOTHING_TO_EXPORT = "Name two models (?a=&b=, by slug) or two runs of one task (?run_a=&run_b=)."
 

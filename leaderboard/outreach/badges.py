@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from django.utils.html import format_html
 
 from leaderboard.board.aggregate import Board
-from leaderboard.web.rounding import CELL, MEAN, percent, percent_text
+from leaderboard.shared.rounding import CELL, MEAN, percent, percent_text
 
 OVERALL = "overall"
 # Colours by the figure (×100), best first; a cell with no figure is grey.

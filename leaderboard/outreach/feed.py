@@ -16,7 +16,7 @@ from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 
 from leaderboard.models import Release, Run
-from leaderboard.web.rounding import percent_text
+from leaderboard.shared.rounding import percent_text
 
 ITEMS = 50
 

@@ -22,7 +22,7 @@ from django.utils import timezone
 from evaluation.surface import Contract, heldout_files, read_trace_bytes
 from leaderboard.models import Release, Run
 from leaderboard.releases.identity import heldout_hash
-from leaderboard.runs.export import run_as_dict
+from leaderboard.scoring.export import run_as_dict
 
 NOT_STORED = {
     "generated_modules": "not stored by the scorer: each phase builds its modules beside the "

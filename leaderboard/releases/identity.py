@@ -40,8 +40,8 @@ from evaluation.surface import (
     trace_files,
     windows_hash,
 )
-from leaderboard.board.marks import board_changed, invalidate_board_cache
 from leaderboard.models import Release, Run, Task
+from leaderboard.models.marks import board_changed, invalidate_board_cache
 from leaderboard.tasks.importing import canonical_windows, corpus_version, current_corpus
 
 TOOL_KEYS = ("jar_sha256", "tlc_version", "sany_version")

@@ -43,8 +43,9 @@ def snapshot(run: Run) -> dict[str, Any]:
     }
 
 
-def after_scoring(run: Run) -> None:
-    """Called by the job when a run finishes: its release, and its rescoring record."""
+def after_scoring(run: Run, **_: object) -> None:
+    """Listens to `run_finished` (connected in LeaderboardConfig.ready): the run's release,
+    and its rescoring record."""
     assign_release(run)
     if run.rescore_of_id is not None:
         Rescore.objects.filter(new_run=run).update(

@@ -16,7 +16,7 @@ from django.views.decorators.http import require_GET
 from leaderboard.models import Release, Run
 from leaderboard.releases import artifacts, citation, rescoring
 from leaderboard.releases.identity import RELEASE_NAME
-from leaderboard.runs.plain_words import dated_banner
+from leaderboard.shared.plain_words import dated_banner
 
 
 def board_release(request: HttpRequest) -> Release | None:

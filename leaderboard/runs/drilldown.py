@@ -30,7 +30,7 @@ from evaluation.surface import (
     lines_in,
 )
 from leaderboard.models import NOT_CREDITED, Credit, PhaseResult, Run, WindowResult
-from leaderboard.runs.plain_words import aux_rule_sentence, label, tlc_value_text, value_text
+from leaderboard.shared.plain_words import aux_rule_sentence, label, tlc_value_text, value_text
 
 
 def _stored(value: Mapping[str, Any] | None) -> Mapping[str, Any]:

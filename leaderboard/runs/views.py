@@ -14,12 +14,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from leaderboard.accounts.tokens import user_from_authorization
-from leaderboard.api.errors import api_error
-from leaderboard.compare import detail as compare_detail
 from leaderboard.models import ReviewError, Run, WindowResult
 from leaderboard.releases.identity import release_note
-from leaderboard.runs import disclosure, drilldown
-from leaderboard.runs.export import (
+from leaderboard.runs import drilldown, pairs
+from leaderboard.scoring.export import (
     CSV_COLUMNS,
     conformance_split,
     run_csv_rows,
@@ -27,8 +25,10 @@ from leaderboard.runs.export import (
     run_with_progress,
 )
 from leaderboard.scoring.queueing import queue_position, wait_estimate
-from leaderboard.web.csv_safe import safe_row
-from leaderboard.web.requests import AuthenticatedRequest
+from leaderboard.shared import disclosure
+from leaderboard.shared.csv_safe import safe_row
+from leaderboard.shared.errors import api_error
+from leaderboard.shared.requests import AuthenticatedRequest
 
 
 def _run(request: HttpRequest, pk: int) -> Run:
@@ -89,7 +89,7 @@ def window_detail(request: HttpRequest, pk: int, window_pk: int) -> HttpResponse
         "blocking": drilldown.blocking_conjunct(window),
     }
     # ?vs=<window pk>: the same window as another run of the task checked it (from compare).
-    other = compare_detail.same_window(window, request.GET.get("vs", ""), request.user)
+    other = pairs.same_window(window, request.GET.get("vs", ""), request.user)
     if other is not None:
         context.update(other=other, other_rows=drilldown.window_rows(other))
     return render(request, "leaderboard/run_window.html", context)

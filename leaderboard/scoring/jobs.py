@@ -52,10 +52,9 @@ from leaderboard.models import (
     RunEvent,
     WindowResult,
 )
-from leaderboard.releases.rescoring import after_scoring
-from leaderboard.runs.likeness import flag_near_duplicates
 from leaderboard.scoring import processes, queueing
 from leaderboard.scoring.backends import ScorerUnavailable, score_run
+from leaderboard.scoring.likeness import flag_near_duplicates
 from leaderboard.tasks.importing import canonical_windows, current_corpus
 
 log = logging.getLogger(__name__)
@@ -149,14 +148,13 @@ def _score(run: Run) -> str:
         return _fail(run, "internal error while scoring (no overall score).")
     if not run.finish(overall, report.fingerprint):
         raise AttemptLost(run.pk, run.attempts)
-    after_scoring(run)
     run.record(RunEvent.Event.FINISHED, f"finished: overall {overall:.3f}")
     log.info("run %s: finished, overall %.3f", run.pk, overall)
     return Run.Status.FINISHED
 
 
 def _flag(run: Run) -> None:
-    """The near-duplicate flag (`runs/likeness.py`), before the phases so that a run whose
+    """The near-duplicate flag (`scoring/likeness.py`), before the phases so that a run whose
     scoring fails is flagged too. It is a note to reviewers, never a score: a failure to
     measure it is logged and the scoring goes on."""
     try:

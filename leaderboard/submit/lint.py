@@ -40,7 +40,7 @@ def lint_upload(
     """Lint a spec (and optional adapter and TLC cfg) for `task`; errors are keyed "task",
     "spec", "adapter", "cfg".
 
-    Raises leaderboard.web.ratelimit.Limited when every check slot stays busy."""
+    Raises leaderboard.shared.ratelimit.Limited when every check slot stays busy."""
     result = LintResult()
     try:
         surface.load_contract(task.slug, settings.TASKS_DATA_DIR)

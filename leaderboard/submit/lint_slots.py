@@ -16,7 +16,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from leaderboard.web.ratelimit import Limited
+from leaderboard.shared.ratelimit import Limited
 
 POLL_SECONDS = 0.05
 

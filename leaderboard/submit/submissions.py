@@ -21,8 +21,8 @@ from django.utils import timezone
 
 from leaderboard.models import Run
 from leaderboard.scoring.queueing import enqueue_run
+from leaderboard.shared.ratelimit import Limited
 from leaderboard.submit.forms import SubmitForm
-from leaderboard.web.ratelimit import Limited
 
 DAY = timedelta(days=1)
 # A queued run ends in seconds to minutes; a minute is an honest first "try again".

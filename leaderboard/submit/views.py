@@ -6,10 +6,10 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
 from leaderboard.models import ModelUnderTest, Run
+from leaderboard.shared.params import parse_id
+from leaderboard.shared.ratelimit import Limited, limit_posts, too_many_requests
 from leaderboard.submit import submissions
 from leaderboard.submit.forms import SubmitForm
-from leaderboard.web.params import parse_id
-from leaderboard.web.ratelimit import Limited, limit_posts, too_many_requests
 
 
 @limit_posts("upload", "RATE_LIMIT_UPLOADS_PER_IP")

@@ -6,7 +6,7 @@ from django import template
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from leaderboard.web.rounding import MEAN, Score, percent_text
+from leaderboard.shared.rounding import MEAN, Score, percent_text
 
 register = template.Library()
 
@@ -14,7 +14,7 @@ register = template.Library()
 @register.filter
 def pct(value: Score, digits: int | str = 1) -> str:
     """A per-task figure (a run's overall or phase score) ×100: 0.7374999 -> "73.7"; None -> an
-    em dash. One decimal follows leaderboard.web.rounding, so a run page and the board agree."""
+    em dash. One decimal follows leaderboard.shared.rounding, so a run page and the board agree."""
     if value in (None, "") or value != value:
         return "—"
     if int(digits) == 1:
@@ -24,7 +24,7 @@ def pct(value: Score, digits: int | str = 1) -> str:
 
 @register.filter
 def pct_mean(value: Score) -> str:
-    """A mean over tasks ×100, rounded as the paper's summary table (leaderboard.web.rounding)."""
+    """A mean over tasks ×100, rounded as the paper's summary table (shared/rounding.py)."""
     if value in (None, "") or value != value:
         return "—"
     return percent_text(value, MEAN)

@@ -14,7 +14,7 @@ from django.http.multipartparser import MultiPartParserError
 from django.http.response import HttpResponseBase
 from rq.exceptions import NoSuchJobError
 
-from leaderboard.api.errors import api_error, is_api
+from leaderboard.shared.errors import api_error, is_api
 from leaderboard.submit.lint import human_size
 
 logger = logging.getLogger(__name__)

@@ -18,7 +18,7 @@ from django.http.response import HttpResponseBase
 from django.template.loader import render_to_string
 from django.views import defaults
 
-from leaderboard.api.errors import api_error, is_api
+from leaderboard.shared.errors import api_error, is_api
 
 log = logging.getLogger(__name__)
 

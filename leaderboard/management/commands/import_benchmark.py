@@ -11,7 +11,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evaluation.surface import ContractError
-from leaderboard.board.marks import invalidate_board_cache
+from leaderboard.models.marks import invalidate_board_cache
 from leaderboard.tasks.importing import NO_TRACE_DATA, TaskImport, import_benchmark
 
 

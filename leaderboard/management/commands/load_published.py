@@ -14,8 +14,8 @@ from django.core.management.base import BaseCommand, CommandParser
 from django.db import transaction
 from django.db.models import Model
 
-from leaderboard.board.marks import invalidate_board_cache
 from leaderboard.models import ModelUnderTest, PhaseResult, Run, Task
+from leaderboard.models.marks import invalidate_board_cache
 
 DEFAULT_FIXTURE = Path(settings.BASE_DIR) / "fixtures" / "published.json"
 

@@ -12,7 +12,7 @@ gates only on the selected phases before it, and no overall is given (it would n
 official figure).
 
 `--json` gives the overall and each phase's score as the site publishes them (3 decimals,
-leaderboard/web/rounding.py: 1.0, not 0.9999999999999999), with the float as computed beside them
+leaderboard/shared/rounding.py: 1.0, not 0.9999999999999999), with the float as computed beside them
 (`overall_unrounded`, `score_unrounded`), as the site's run JSON does.
 """
 
@@ -25,7 +25,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evaluation import surface
-from leaderboard.web.rounding import figure
+from leaderboard.shared.rounding import figure
 
 
 class Command(BaseCommand):

@@ -22,7 +22,7 @@ from django.http import HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase
 from django.shortcuts import render
 
-from leaderboard.api.errors import api_error
+from leaderboard.shared.errors import api_error
 
 P = ParamSpec("P")
 

@@ -13,7 +13,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpRe
 from django.shortcuts import get_object_or_404, render
 from django.utils.http import urlencode
 
-from leaderboard.board import charts, paging, tables
+from leaderboard.board import charts, tables
 from leaderboard.board.aggregate import (
     FUNNEL_STAGES,
     OFFICIAL_WEIGHTS,
@@ -28,11 +28,11 @@ from leaderboard.board.policy import BEST, DEFAULT_POLICY, DEFAULT_TABLE, PUBLIS
 from leaderboard.compare.overview import featured
 from leaderboard.models import ModelUnderTest, Release, Run, Task, TraceCorpus
 from leaderboard.releases.views import board_release
-from leaderboard.runs import disclosure
+from leaderboard.shared import disclosure, paging
+from leaderboard.shared.csv_safe import safe_cell
+from leaderboard.shared.ratelimit import Limited, client_ip, hit, too_many_requests
+from leaderboard.shared.rounding import percent_text
 from leaderboard.tasks.info import contract_info, render_markdown, trace_status
-from leaderboard.web.csv_safe import safe_cell
-from leaderboard.web.ratelimit import Limited, client_ip, hit, too_many_requests
-from leaderboard.web.rounding import percent_text
 
 RUNS_SHOWN = 50
 

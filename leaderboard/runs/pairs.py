@@ -14,10 +14,10 @@ from django.contrib.auth.models import AnonymousUser, User
 from django.urls import reverse
 
 from evaluation.surface import SyntaxDetails
-from leaderboard.compare.paired import window_pairs
 from leaderboard.models import ActionResult, InvariantResult, PhaseResult, Run, WindowResult
 from leaderboard.runs.drilldown import definitions
-from leaderboard.web.params import parse_id
+from leaderboard.runs.paired import window_pairs
+from leaderboard.shared.params import parse_id
 
 SPLIT_WINDOWS_SHOWN = 25
 

@@ -1,34 +1,33 @@
 """How a change reaches the stored board (leaderboard/board/store.py): a mark, written in the
-transaction that makes the change, and a refresh once it commits.
+transaction that makes the change, and a `board_marked` signal once it commits.
 
-Its own small module so the models (which mark when a run ends or its review moves) need not
-import the pandas aggregator. The refresh is eager, in the writer's process, so the next board
-request finds nothing to do; a refresh that fails leaves its marks for the next reader, which
-refreshes before it reads. A change is therefore never lost, only taken in later.
+In the data layer so the models (which mark when a run fails or its review moves) need not
+import the pandas aggregator. The web's listener refreshes eagerly, in the writer's process,
+so the next board request finds nothing to do; a refresh that fails leaves its marks for the
+next reader, which refreshes before it reads. A change is therefore never lost, only taken in
+later.
 
-Model methods that change what the board counts with a queryset `.update()` (a run finishing,
-its review moving, its release being set) mark explicitly; saves and deletes that go through
-the ORM one row at a time (the admin, a shell, the tests' helpers) are marked by the signals
-below. Bulk writes (`bulk_create`, `.update()` elsewhere) send no signal: their callers mark
+Model methods that change what the board counts with a queryset `.update()` (a run failing,
+its review moving, its release being set) mark explicitly, and a run finishing is marked by
+the board's listener to `run_finished` (leaderboard/board/listeners.py); saves and deletes that
+go through the ORM one row at a time (the admin, a shell, the tests' helpers) are marked by the
+signals below. Bulk writes (`bulk_create`, `.update()` elsewhere) send no signal: their callers mark
 (`invalidate_board_cache`), as load_published and import_benchmark do.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from typing import Any
 
 from django.apps import apps
 from django.db import transaction
 from django.db.models.signals import post_delete, post_save
 
+from leaderboard.models.signals import announce, board_marked, board_scope_wanted
+
 log = logging.getLogger(__name__)
-# Set by connect_signals: this module sits below the board's store (the models import it), so
-# the store is handed in rather than imported.
-_refresher: Callable[[], None] | None = None
-_builder: Callable[[int], object] | None = None
-FINISHED = "finished"  # Run.Status.FINISHED; spelled out: the models import this module
+FINISHED = "finished"  # Run.Status.FINISHED; spelled out: the run model imports this module
 
 
 def board_changed(model_id: int | None = None, task_id: int | None = None) -> None:
@@ -36,7 +35,7 @@ def board_changed(model_id: int | None = None, task_id: int | None = None) -> No
     model, anything may have (a bulk load, an edit nobody can place)."""
     mark = apps.get_model("leaderboard", "BoardMark")
     mark.objects.create(model_id=model_id, task_id=task_id)
-    transaction.on_commit(_refresh, robust=True)
+    transaction.on_commit(_announce_marks, robust=True)
 
 
 def invalidate_board_cache() -> None:
@@ -49,22 +48,13 @@ def scope_wanted(scope: int) -> None:
     """A scope a request will soon ask for (a release just approved becomes the board's
     default): built once the change commits, so that request does not build it."""
 
-    def build() -> None:
-        try:
-            if _builder is not None:
-                _builder(scope)
-        except Exception:  # the request that asks for it builds it instead
-            log.exception("building board scope %s failed; the next request retries it", scope)
-
-    transaction.on_commit(build, robust=True)
+    # A listener that fails leaves the scope to the request that asks for it, which builds it.
+    transaction.on_commit(lambda: announce(board_scope_wanted, scope=scope), robust=True)
 
 
-def _refresh() -> None:
-    try:
-        if _refresher is not None:
-            _refresher()
-    except Exception:  # the marks stay: the next board request refreshes instead
-        log.exception("the board refresh after a change failed; the next request retries it")
+def _announce_marks() -> None:
+    # A listener that fails leaves the marks: the next board request refreshes instead.
+    announce(board_marked)
 
 
 # --- signals --------------------------------------------------------------------------------
@@ -100,11 +90,9 @@ def _everything_changed(sender: Any, **_: Any) -> None:
     invalidate_board_cache()
 
 
-def connect_signals(refresher: Callable[[], None], builder: Callable[[int], object]) -> None:
-    """Called once from LeaderboardConfig.ready(), with what takes marks in (the store's
-    refresh and the warming of the default board) and what builds a scope."""
-    global _refresher, _builder
-    _refresher, _builder = refresher, builder
+def connect_signals() -> None:
+    """Called once from LeaderboardConfig.ready(): ORM saves and deletes of what the board
+    counts write marks."""
     model = apps.get_model
     run = model("leaderboard", "Run")
     post_save.connect(_run_saved, sender=run, dispatch_uid="board-run-saved")

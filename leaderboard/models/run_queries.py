@@ -1,4 +1,4 @@
-"""Named read-side queries. The weighted aggregate lives in leaderboard/board/aggregate.py.
+"""The runs' named queries. The weighted aggregate lives in leaderboard/board/aggregate.py.
 
 Who may see what (docs/decisions/0028-access-and-hostile-input.md): a run is private to its
 submitter until it is published; a published run is readable by anyone but reaches the board only
@@ -17,18 +17,15 @@ from django.contrib.auth.models import AnonymousUser, User
 from django.db import connection, models
 from django.utils import timezone
 
-# Only named for the type checker: models.py imports this module, not the other way round, so at
-# run time the other models are reached through the relations (`cast` names what they are).
+# Only named for the type checker: the model modules import this one, not the other way round,
+# so at run time the other models are reached through the relations (`cast` names what they are).
 if TYPE_CHECKING:
-    from leaderboard.models import (
-        ModelUnderTest,  # noqa: F401 - named in a QuerySet base below
-        PhaseResult,
-        Release,
-        Run,
-        Task,
-    )
+    from leaderboard.models.releases import Release
+    from leaderboard.models.results import PhaseResult
+    from leaderboard.models.runs import Run  # noqa: F401 - named in a QuerySet base below
+    from leaderboard.models.tasks import Task
 
-# Mirrors Run.Review; spelled out here because models.py imports this module.
+# Mirrors Run.Review; spelled out here because the run model imports this module.
 PRIVATE, PENDING, APPROVED, REJECTED = "private", "pending", "approved", "rejected"
 PUBLIC_REVIEW_STATES = (PENDING, APPROVED)
 # The board scope of the runs before any release was approved (a release's scope is its id).
@@ -251,23 +248,3 @@ class RunQuerySet(models.QuerySet["Run"]):
         if scope == NO_RELEASE:
             return self.filter(rescore_of__isnull=True)
         return self.filter(models.Q(provenance="reported") | models.Q(release_id=scope))
-
-
-class ModelQuerySet(models.QuerySet["ModelUnderTest"]):
-    def submittable_by(self, user: User | AnonymousUser) -> ModelQuerySet:
-        """Models `user` may submit runs for: their own; staff also the staff-kept ones."""
-        if not user.is_authenticated:
-            return self.none()
-        if user.is_staff:
-            return self.filter(models.Q(owner=user) | models.Q(owner__isnull=True))
-        return self.filter(owner=user)
-
-    def visible_to(self, user: User | AnonymousUser) -> ModelQuerySet:
-        """Models `user` may see: staff-kept (published) ones, ones with a public run, and
-        their own. Another account's model with only private runs stays hidden."""
-        run = cast("type[Run]", self.model.runs.rel.related_model)
-        has_public_run = models.Exists(run.objects.public().filter(model=models.OuterRef("pk")))
-        visible = models.Q(owner__isnull=True) | models.Q(has_public_run)
-        if user.is_authenticated:
-            visible |= models.Q(owner=user)
-        return self.filter(visible)

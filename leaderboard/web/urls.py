@@ -1,7 +1,7 @@
 from django.urls import path, re_path
 
-from leaderboard.board import pages
-from leaderboard.board import views as board
+from leaderboard.web import pages
+from leaderboard.web import views as board
 
 urlpatterns = [
     path("", board.leaderboard, name="leaderboard"),

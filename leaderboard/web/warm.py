@@ -7,15 +7,17 @@ admin); it pays once for the readers.
 
 from __future__ import annotations
 
-from leaderboard.board import charts, paging, store, tables
+from leaderboard.board import charts, store, tables
 from leaderboard.board.boards import get_board
 from leaderboard.compare.overview import featured
+from leaderboard.shared import paging
 
 DEFAULT_SORT = "rank"
 
 
-def refresh_and_warm() -> None:
-    """The refresh every committed mark schedules (registered in LeaderboardConfig.ready)."""
+def refresh_and_warm(**_: object) -> None:
+    """Listens to `board_marked`, which every committed mark sends (connected in
+    LeaderboardConfig.ready)."""
     if not store.refresh_marked():
         return  # an earlier refresh of the same commit took the marks and warmed the board
     board = get_board()

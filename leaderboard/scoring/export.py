@@ -22,9 +22,9 @@ from evaluation.surface import (
     WindowDetail,
 )
 from leaderboard.models import PhaseResult, Run
-from leaderboard.runs.disclosure import as_json as disclosure_json
 from leaderboard.scoring.queueing import wait_estimate
-from leaderboard.web.rounding import figure
+from leaderboard.shared.disclosure import as_json as disclosure_json
+from leaderboard.shared.rounding import figure
 
 CSV_COLUMNS = [
     "run_id",
@@ -119,9 +119,9 @@ def run_as_dict(run: Run) -> dict[str, Any]:
         "submitter": run.submitter.get_username() if run.submitter else None,
         "review": run.review,
         # The public spec or earlier run of the task this spec is a near-duplicate of, for
-        # reviewers (`runs/likeness.py`); null when none is.
+        # reviewers (`scoring/likeness.py`); null when none is.
         "similar_to": run.similar_to,
-        # `overall` and phase `score` are the published figures (leaderboard.web.rounding), as on
+        # `overall` and phase `score` are the published figures (leaderboard.shared.rounding), as on
         # the pages; the unrounded values are kept beside them for re-checking.
         "overall": figure(run.overall),
         "overall_unrounded": run.overall,
