@@ -461,7 +461,8 @@ class InvariantRun(TypedDict):
 
 
 class ReachRun(TypedDict):
-    """One TLC run measuring what the spec's bounded behaviour reaches (`phases/reach.py`)."""
+    """One TLC run measuring what the spec's bounded behaviour reaches
+    (`phases/invariants/reach.py`)."""
 
     kind: str  # "survey" | "until the next target"
     looking_for: list[str]
@@ -505,7 +506,8 @@ class InvariantDetails(CommonDetails, total=False):
     check_modes: dict[str, str]  # invariant -> INVARIANT | PROPERTY | action
     liveness: list[str]
     runs: list[InvariantRun]
-    credit: InvariantCredit  # which invariants that hold earn their point (`phases/credit.py`)
+    # Which invariants that hold earn their point (`phases/invariants/credit.py`).
+    credit: InvariantCredit
 
 
 class CounterexampleState(TypedDict, total=False):

@@ -33,7 +33,8 @@ from evaluation.details import CrashedDetails, GateDetails, RefusedValueDetails
 from evaluation.inputs.adapter_check import spec_problems
 from evaluation.inputs.contracts import Adapter, Contract, adapter_with_cfg
 from evaluation.inputs.tlc_cfg import CfgError, parse_cfg
-from evaluation.phases import conformance, credit, heldout, invariants, reach, runtime, syntax
+from evaluation.phases import conformance, heldout, invariants, runtime, syntax
+from evaluation.phases.invariants import credit, reach
 from evaluation.results import InfrastructureFailure, PhaseName, PhaseOutcome
 from evaluation.scoring import NOT_APPLICABLE, PHASE_WEIGHTS, PHASES
 from evaluation.tla import sandbox, tools, unicode
@@ -172,6 +173,84 @@ def refused_outcome(phase: PhaseName, error: TlcValueTooDeep) -> PhaseOutcome:
     return PhaseOutcome(phase=phase, status="error", score=0.0, details=details)
 
 
+@dataclass
+class ScoringContext:
+    """One scoring: what every phase reads, and the outcomes of the phases before it."""
+
+    spec: ParsedSpec
+    contract: Contract
+    adapter: Adapter
+    windows: list[Window]
+    heldout_windows: list[Window] | None
+    outcomes: dict[str, PhaseOutcome] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Phase:
+    """One row of the scorer's table. `requires`: the phases that must pass before it runs
+    (among those chosen); `absent`: why the task has no such phase ("" when it has one);
+    `blocks`: why a finished outcome stops the phases that require this one ("" when it
+    passed)."""
+
+    name: PhaseName
+    requires: tuple[PhaseName, ...]
+    run: Callable[[ScoringContext], PhaseOutcome]
+    blocks: Callable[[PhaseOutcome], str] = lambda outcome: ""
+    absent: Callable[[ScoringContext], str] = lambda ctx: ""
+
+
+def _syntax_blocks(outcome: PhaseOutcome) -> str:
+    if syntax.syntax_passed(outcome):
+        return ""
+    if outcome.status == "ran":
+        return "the module does not parse (P1 < 1)"
+    return f"the syntax check ended with status {outcome.status}"
+
+
+def _runtime_blocks(outcome: PhaseOutcome) -> str:
+    if runtime.runtime_passed(outcome):
+        return ""
+    if outcome.status == "ran":
+        return "no action of Next fired without an error (P2 = 0)"
+    return f"the runtime check ended with status {outcome.status} (P2 = 0)"
+
+
+def _no_traces(ctx: ScoringContext) -> str:
+    if ctx.contract.has_traces:
+        return ""
+    return ctx.contract.no_traces_reason or "the task has no trace data"
+
+
+def _invariants_with_credit(ctx: ScoringContext) -> PhaseOutcome:
+    # P4's credit reads what P3 followed (docs/decisions/0013-p4-credit.md).
+    checked = invariants.check_invariants(ctx.spec, ctx.contract, ctx.adapter)
+    conformed = ctx.outcomes.get("conformance")
+    return credit.apply(checked, conformed, ctx.spec, ctx.contract, ctx.adapter, ctx.windows)
+
+
+# The official order (docs/BENCHMARK_RULES.md §1): TLC runs only a module that parses, and P3
+# and P4 need an action that fires.
+PHASE_TABLE: tuple[Phase, ...] = (
+    Phase("syntax", (), lambda ctx: syntax.check_syntax(ctx.spec, ctx.contract), _syntax_blocks),
+    Phase(
+        "runtime",
+        ("syntax",),
+        lambda ctx: runtime.check_runtime(ctx.spec, ctx.contract, adapter=ctx.adapter),
+        _runtime_blocks,
+    ),
+    Phase(
+        "conformance",
+        ("syntax", "runtime"),
+        lambda ctx: official_conformance(
+            ctx.spec, ctx.contract, ctx.windows, ctx.heldout_windows, ctx.adapter
+        ),
+        absent=_no_traces,
+    ),
+    Phase("invariant", ("syntax", "runtime"), _invariants_with_credit),
+)
+PHASES_BY_NAME = {phase.name: phase for phase in PHASE_TABLE}
+
+
 def score_spec(
     spec_text: str,
     contract: Contract,
@@ -193,74 +272,14 @@ def score_spec(
     chosen = select_phases(phases)
     spec = parse_spec(spec_text)
     adapter = complete_adapter(adapter or Adapter.identity_for(contract), contract, spec, cfg_text)
-    outcomes: dict[str, PhaseOutcome] = {}
-
-    def record(phase: PhaseName, compute: Callable[[], PhaseOutcome]) -> PhaseOutcome:
-        started = time.monotonic()
-        try:
-            outcome = compute()
-        except InfrastructureFailure:
-            raise  # the machine's, not the spec's: no outcome of this scoring may stand on it
-        except TlcValueTooDeep as exc:
-            outcome = refused_outcome(phase, exc)
-        except Exception as exc:  # noqa: BLE001 - no phase may abort the run
-            outcome = crashed_outcome(phase, exc)
-        if not outcome.duration_seconds:
-            outcome.duration_seconds = round(time.monotonic() - started, 3)
-        outcomes[phase] = outcome
-        if on_phase is not None:
-            on_phase(outcome)
-        return outcome
-
-    gate = ""
-    if "syntax" in chosen:
-        p1 = record("syntax", lambda: syntax.check_syntax(spec, contract))
-        if not syntax.syntax_passed(p1):
-            gate = (
-                "the module does not parse (P1 < 1)"
-                if p1.status == "ran"
-                else f"the syntax check ended with status {p1.status}"
-            )
-    if "runtime" in chosen:
-        if gate:
-            record("runtime", lambda: skipped("runtime", gate))
-        else:
-            p2 = record("runtime", lambda: runtime.check_runtime(spec, contract, adapter=adapter))
-            if not runtime.runtime_passed(p2):
-                gate = (
-                    "no action of Next fired without an error (P2 = 0)"
-                    if p2.status == "ran"
-                    else f"the runtime check ended with status {p2.status} (P2 = 0)"
-                )
-
-    if "conformance" in chosen:
-        if not contract.has_traces:
-            reason = contract.no_traces_reason or "the task has no trace data"
-            record("conformance", lambda: not_applicable("conformance", reason))
-        elif gate:
-            record("conformance", lambda: skipped("conformance", gate))
-        else:
-            record(
-                "conformance",
-                lambda: official_conformance(spec, contract, windows, heldout_windows, adapter),
-            )
-
-    if "invariant" in chosen:
-        if gate:
-            record("invariant", lambda: skipped("invariant", gate))
-        else:
-            record(
-                "invariant",
-                lambda: credit.apply(
-                    invariants.check_invariants(spec, contract, adapter),
-                    outcomes.get("conformance"),
-                    spec,
-                    contract,
-                    adapter,
-                    windows,
-                ),
-            )
-
+    ctx = ScoringContext(spec, contract, adapter, windows, heldout_windows)
+    for phase in PHASE_TABLE:
+        if phase.name in chosen:
+            outcome = _timed(phase, ctx)
+            ctx.outcomes[phase.name] = outcome
+            if on_phase is not None:
+                on_phase(outcome)
+    outcomes = ctx.outcomes
     if chosen != list(PHASES):
         return ScoreReport(outcomes=outcomes, overall=None)
     return ScoreReport(
@@ -270,6 +289,37 @@ def score_spec(
             contract, windows, adapter, cfg_text, outcomes, spec.reading, heldout_windows
         ),
     )
+
+
+def _outcome(phase: Phase, ctx: ScoringContext) -> PhaseOutcome:
+    """The phase's outcome: `n/a` when the task lacks it, `skipped` when a phase it requires did
+    not pass (the first such one says why), else its own check."""
+    missing = phase.absent(ctx)
+    if missing:
+        return not_applicable(phase.name, missing)
+    for required in phase.requires:
+        earlier = ctx.outcomes.get(required)
+        gate = PHASES_BY_NAME[required].blocks(earlier) if earlier is not None else ""
+        if gate:
+            return skipped(phase.name, gate)
+    return phase.run(ctx)
+
+
+def _timed(phase: Phase, ctx: ScoringContext) -> PhaseOutcome:
+    """The phase's outcome with its duration; a phase that raises becomes an `error` outcome
+    (no phase may abort the run), except an infrastructure failure, which is the machine's."""
+    started = time.monotonic()
+    try:
+        outcome = _outcome(phase, ctx)
+    except InfrastructureFailure:
+        raise  # the machine's, not the spec's: no outcome of this scoring may stand on it
+    except TlcValueTooDeep as exc:
+        outcome = refused_outcome(phase.name, exc)
+    except Exception as exc:  # noqa: BLE001 - no phase may abort the run
+        outcome = crashed_outcome(phase.name, exc)
+    if not outcome.duration_seconds:
+        outcome.duration_seconds = round(time.monotonic() - started, 3)
+    return outcome
 
 
 def official_conformance(

@@ -1,12 +1,12 @@
-"""Which behaviour an invariant's credit asks for (evaluation/phases/credit.py), read off the
-contract and the corpus, and what withdraws it. No TLC here: `tests/test_no_score_without_
+"""Which behaviour an invariant's credit asks for (evaluation/phases/invariants/credit.py), read
+off the contract and the corpus, and what withdraws it. No TLC here: `tests/test_no_score_without_
 behaviour.py` runs the rules on real specs."""
 
 from django.conf import settings
 
 from evaluation.inputs.contracts import load_contract
-from evaluation.phases import credit, reach
 from evaluation.phases.conformance.vocab import schema_vocab
+from evaluation.phases.invariants import credit, reach
 from evaluation.results import InvariantOutcome, PhaseOutcome, credit_of
 from evaluation.windows import cut_windows
 from tests.conformance_support import spin, spin_windows

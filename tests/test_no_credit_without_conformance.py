@@ -13,7 +13,7 @@ import pytest
 from django.conf import settings
 
 from evaluation.inputs.contracts import load_contract, parse_adapter
-from evaluation.phases import credit
+from evaluation.phases.invariants import credit
 from evaluation.pipeline import score_spec
 from evaluation.windows import cut_windows
 

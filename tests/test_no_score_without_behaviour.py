@@ -11,8 +11,8 @@ import pytest
 from django.conf import settings
 
 from evaluation.inputs.contracts import load_contract
-from evaluation.phases import credit
 from evaluation.phases.conformance.specificity import REFUSAL
+from evaluation.phases.invariants import credit
 from evaluation.pipeline import score_spec
 from evaluation.windows import cut_windows
 from tests.conformance_support import spin, spin_spec, spin_windows

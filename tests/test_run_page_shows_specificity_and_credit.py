@@ -5,7 +5,7 @@ import re
 
 from django.urls import reverse
 
-from evaluation.phases import credit
+from evaluation.phases.invariants import credit
 from tests.base import (
     WorldTestCase,
     make_action_result,

@@ -13,8 +13,8 @@ from django.test import Client
 from django.urls import reverse
 
 from evaluation.inputs.contracts import load_contract
-from evaluation.phases import credit
 from evaluation.phases.conformance import check
+from evaluation.phases.invariants import credit
 from evaluation.results import InvariantOutcome, PhaseOutcome, WindowOutcome
 from evaluation.surface import CREDITS
 from leaderboard.accounts.tokens import create_token

@@ -11,7 +11,7 @@ P3 is the held-out check's, and the public check is shown beside it:
   held-out traces reaches a run page, an export or the run JSON;
 - fail closed: the official P3 ran only if both checks ran; either one ending in an error (a
   scorer bug included) makes it `error` with score 0, and P4's credit, which follows P3
-  (`phases/credit.py`), is withheld;
+  (`phases/invariants/credit.py`), is withheld;
 - a run whose public pooled pass rate exceeds its held-out one by more than `MARGIN` is flagged
   (`fits_public.flagged`): it fits the public windows, not the system.
 """

@@ -18,7 +18,7 @@ CREDITS = [
 ]
 
 # The reason prefixes of an `error` invariant that the scorer wrote up to 3.1.0, and the credit
-# each meant (evaluation/phases/invariants/phase.py, phases/credit.py, invariants/verdicts.py).
+# each meant (evaluation/phases/invariants/phase.py, phases/invariants/credit.py, invariants/verdicts.py).
 OLD_PREFIXES = (
     ("not modelled by the spec", "not_modelled"),
     ("not checked:", "absent"),

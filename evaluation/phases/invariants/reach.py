@@ -30,11 +30,11 @@ from evaluation.inputs import adapter_text
 from evaluation.inputs.contracts import Adapter, Contract
 from evaluation.phases._common import raise_if_timed_out, safety_net_reached
 from evaluation.phases.conformance.vocab import FuncSet, RecordSet, SeqOf, Vocab
-from evaluation.phases.invariants import build_modules
 from evaluation.phases.invariants.build import (
     CONTRACT_EXTENDS,
     CheckModules,
     absent_variables,
+    build_modules,
     without_absent,
 )
 from evaluation.phases.invariants.verdicts import completed_without_error

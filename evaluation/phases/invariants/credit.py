@@ -52,7 +52,7 @@ from evaluation.details import ConformanceDetails, InvariantDetails
 from evaluation.inputs.adapter_check import identifiers
 from evaluation.inputs.contracts import Adapter, Contract
 from evaluation.phases.conformance.vocab import schema_vocab
-from evaluation.phases.reach import Path, Reach, Target, measure, string_atoms
+from evaluation.phases.invariants.reach import Path, Reach, Target, measure, string_atoms
 from evaluation.results import Credit, PhaseOutcome
 from evaluation.tla.parsed import ParsedSpec
 from evaluation.windows.window import Window
