@@ -39,7 +39,7 @@ def summary(report) -> dict:
         if name == "invariant":
             row["invariants"] = {i.name: i.verdict for i in o.invariants}
             row["reasons"] = {i.name: i.reason[:200] for i in o.invariants if i.reason}
-            # Invariants that held but earned no credit (evaluation/phases/credit.py).
+            # Invariants that held but earned no credit (evaluation/phases/invariants/credit.py).
             row["withdrawn"] = (o.details.get("credit") or {}).get("withdrawn", {})
             # TLC runs and their times: a figure the machine's load does not change.
             row["runs"] = [
