@@ -6,6 +6,7 @@ import-linter reads imports inside functions too, so an import moved into a func
 circle still counts (one planted case below is such an import).
 """
 
+import ast
 import json
 import os
 import shutil
@@ -174,3 +175,16 @@ print(json.dumps({"modules": names, "pulled": pulled}))
     assert "evaluation.surface" in result["modules"]
     assert len(result["modules"]) >= len(on_disk)
     assert result["pulled"] == []
+
+
+def test_every_package_says_what_it_owns():
+    """A newcomer reads a package's docstring before its modules: each package below the two
+    roots says what it owns (and, in the site, which layer it is in)."""
+    silent = []
+    for package in ("evaluation", "leaderboard"):
+        for init in sorted((REPO / package).rglob("__init__.py")):
+            if "migrations" in init.parts or init.parent == REPO / "leaderboard":
+                continue
+            if not ast.get_docstring(ast.parse(init.read_text())):
+                silent.append(init.relative_to(REPO).as_posix())
+    assert silent == []

@@ -1,0 +1,1 @@
+"""Presentation: sign-up, sign-in, "my runs", API tokens."""

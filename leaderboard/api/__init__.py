@@ -1,0 +1,1 @@
+"""Presentation: the JSON API (docs/API.md)."""

@@ -1,0 +1,1 @@
+"""Presentation: model against model (the overview and its export)."""

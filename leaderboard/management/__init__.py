@@ -1,0 +1,1 @@
+"""Entry points for the command line (`manage.py ...`)."""

@@ -1,0 +1,1 @@
+"""Presentation for other sites: badges, the feed, the dataset export."""
