@@ -15,6 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from evaluation.inputs.contracts import make_contract
 from evaluation.phases.runtime import check_runtime  # noqa: E402
 from evaluation.phases.syntax import check_syntax  # noqa: E402
 from evaluation.tla import appcds, sandbox  # noqa: E402
@@ -33,11 +34,7 @@ def spec(actions: int) -> str:
     return "\n".join(lines + ["===="]) + "\n"
 
 
-CONTRACT = {
-    "module": "bench",
-    "deadlock": "allowed",
-    "budgets": {"runtime": {"depth": 10, "max_states": 2000}},
-}
+CONTRACT = make_contract(module="bench", budgets={"runtime": {"depth": 10, "max_states": 2000}})
 
 
 def median_time(fn, runs: int) -> float:

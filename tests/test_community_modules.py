@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 
+from evaluation.inputs.contracts import make_contract
 from evaluation.phases.syntax import check_syntax
 from evaluation.tla.sandbox import Limits, run_tlc
 
@@ -45,4 +46,4 @@ def test_helpers_stay_local_so_specs_may_define_them():
         "Range(f) == {f[i] : i \\in DOMAIN f}\nIsInjective(f) == TRUE\nMinOf(S) == 0\n"
         "Top == Last(<<Max({1, 2})>>)\n====\n"
     )
-    assert check_syntax(spec, None).score == 1.0
+    assert check_syntax(spec, make_contract()).score == 1.0

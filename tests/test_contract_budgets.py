@@ -6,14 +6,15 @@ import shutil
 import pytest
 import yaml
 
-from evaluation.inputs.budgets import Budgets, RuntimeBudget
+from evaluation.inputs.budgets import BudgetError, Budgets, RuntimeBudget
 from evaluation.inputs.contracts import (
     TASKS_DATA_DIR,
     ContractError,
     load_all_contracts,
     load_contract,
+    make_contract,
 )
-from evaluation.phases._common import budget, limits_for
+from evaluation.phases._common import limits_for
 
 
 def spin_with_budgets(tmp_path, budgets):
@@ -64,19 +65,19 @@ def test_scratch_cap_in_the_contract_reaches_the_sandbox(tmp_path):
     assert (limits.scratch_mb, limits.heap_mb) == (4, 300)
 
 
-def test_one_default_whether_the_contract_is_loaded_or_a_plain_dict(tmp_path):
+def test_one_default_whether_the_contract_is_loaded_or_made_in_a_test(tmp_path):
     loaded = spin_with_budgets(tmp_path, None)
     assert loaded.budgets == Budgets()
-    plain = {"module": "spin"}
-    for contract in (loaded, plain):
-        read = [budget(contract, "runtime", key) for key in ("depth", "max_states", "seed")]
+    made = make_contract(module="spin")
+    for contract in (loaded, made):
+        read = [contract.budget("runtime", key) for key in ("depth", "max_states", "seed")]
         assert read == [RuntimeBudget.depth, RuntimeBudget.max_states, RuntimeBudget.seed]
     assert RuntimeBudget.depth == 100
 
 
-def test_a_plain_dict_contract_is_held_to_the_same_keys():
-    with pytest.raises(Exception, match="unknown key"):
-        budget({"module": "spin", "budgets": {"runtime": {"seeds": [1]}}}, "runtime", "depth")
+def test_a_contract_made_in_a_test_is_held_to_the_same_keys():
+    with pytest.raises(BudgetError, match="unknown key"):
+        make_contract(module="spin", budgets={"runtime": {"seeds": [1]}})
 
 
 def test_every_task_contract_loads_with_typed_budgets():

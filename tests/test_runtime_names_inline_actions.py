@@ -3,6 +3,7 @@ set is state is reported by TLC under the name of Next, and is shown as Send, it
 
 import pytest
 
+from evaluation.inputs.contracts import make_contract
 from evaluation.phases.runtime import check_runtime
 
 pytestmark = pytest.mark.tla
@@ -18,7 +19,7 @@ Next == \/ \E c \in pending : Send(c)
 ====
 """
 BUDGET = {"depth": 10, "max_states": 500, "wall_seconds": 60}
-CONTRACT = {"module": "rt", "constants": {}, "deadlock": "allowed", "budgets": {"runtime": BUDGET}}
+CONTRACT = make_contract(module="rt", budgets={"runtime": BUDGET})
 
 
 def test_an_inline_disjunct_is_named_by_the_action_it_calls():

@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from evaluation.inputs.contracts import make_contract
 from evaluation.phases.runtime import check_runtime, runtime_passed
 from evaluation.results import InfrastructureFailure
 
@@ -26,13 +27,13 @@ Next == \/ \E i \in Procs : A(i)
 """
 
 
-def contract(**runtime):
-    return {
-        "module": "rt",
-        "constants": {"Procs": '{"p1", "p2"}'},
-        "deadlock": "allowed",
-        "budgets": {"runtime": {"depth": 10, "max_states": 500, "wall_seconds": 60, **runtime}},
-    }
+def contract(deadlock="allowed", **runtime):
+    return make_contract(
+        module="rt",
+        constants={"Procs": '{"p1", "p2"}'},
+        deadlock=deadlock,
+        budgets={"runtime": {"depth": 10, "max_states": 500, "wall_seconds": 60, **runtime}},
+    )
 
 
 def by_name(outcome):
@@ -66,7 +67,7 @@ def test_deadlock_policy_error_reports_the_deadlock():
     spec = SPEC.replace("        \\/ Bad\n", "")
     allowed = check_runtime(spec, contract())
     assert allowed.details["deadlock"] == "allowed" and "deadlock_found" not in allowed.details
-    strict = check_runtime(spec, {**contract(), "deadlock": "error"})
+    strict = check_runtime(spec, contract(deadlock="error"))
     assert strict.details["deadlock_found"]["codes"] == [2114]
     assert strict.details["deadlock_found"]["trace"]
 
@@ -91,7 +92,7 @@ def test_spec_that_never_finishes_reaches_the_safety_net_and_gets_no_verdict():
 
 def test_constants_come_from_cfg_without_contract():
     cfg = "CONSTANTS Procs = {p1, p2}\nSPECIFICATION Spec\n"
-    outcome = check_runtime(SPEC.replace("        \\/ Bad\n", ""), None, cfg)
+    outcome = check_runtime(SPEC.replace("        \\/ Bad\n", ""), make_contract(), cfg)
     assert by_name(outcome)["A"].passed == 1 and outcome.score == round(2 / 3, 6)
 
 
@@ -159,7 +160,8 @@ Next == Pick \/ F1 \/ F2 \/ F3 \/ F4
 SCORE_IN_A_PROCESS = """
 import json, sys
 from evaluation.phases.runtime import check_runtime
-contract = {"module": "rt", "deadlock": "allowed", "budgets": {"runtime": {"depth": 10}}}
+from evaluation.inputs.contracts import make_contract
+contract = make_contract(module="rt", budgets={"runtime": {"depth": 10}})
 outcome = check_runtime(sys.stdin.read(), contract)
 print(json.dumps([outcome.status, outcome.score, [(a.action, a.passed) for a in outcome.actions]]))
 """

@@ -2,6 +2,7 @@
 
 import pytest
 
+from evaluation.inputs.contracts import make_contract
 from evaluation.phases.runtime import check_runtime
 from evaluation.tla.sandbox import Limits, run_tlc
 
@@ -33,10 +34,9 @@ def test_full_scratch_is_an_error_naming_the_cap_within_the_budget():
 
 
 def test_runtime_phase_reports_the_exhausted_scratch_as_an_error():
-    contract = {
-        "module": "Boom",
-        "deadlock": "allowed",
-        "budgets": {
+    contract = make_contract(
+        module="Boom",
+        budgets={
             "runtime": {
                 "wall_seconds": WALL,
                 "depth": 1000,
@@ -45,7 +45,7 @@ def test_runtime_phase_reports_the_exhausted_scratch_as_an_error():
                 "heap_mb": 256,
             }
         },
-    }
+    )
     outcome = check_runtime(BOOM, contract)
     assert (outcome.status, outcome.score) == ("error", 0.0)
     error = outcome.details["error"]

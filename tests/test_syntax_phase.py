@@ -2,11 +2,12 @@
 
 import pytest
 
+from evaluation.inputs.contracts import make_contract
 from evaluation.phases.syntax import check_syntax, syntax_passed
 
 pytestmark = pytest.mark.tla
 
-CONTRACT = {"module": "spin", "budgets": {"syntax": {"wall_seconds": 60}}}
+CONTRACT = make_contract(module="spin", budgets={"syntax": {"wall_seconds": 60}})
 GOOD = r"""---- MODULE spin ----
 EXTENDS Naturals, Sequences, SequencesExt
 CONSTANT N
@@ -73,10 +74,10 @@ def test_extending_ioutils_is_refused():
 
 
 def test_without_contract_the_declared_module_is_used_and_results_repeat():
-    first = check_syntax(GOOD, None)
+    first = check_syntax(GOOD, make_contract())
     assert first.details["module"] == "spin" and first.score == 1.0
     broken = GOOD.replace("Tail(q)", "Tail(q")
-    a, b = check_syntax(broken, None), check_syntax(broken, None)
+    a, b = check_syntax(broken, make_contract()), check_syntax(broken, make_contract())
     assert (a.score, a.details["definitions"]) == (b.score, b.details["definitions"])
 
 
@@ -103,7 +104,7 @@ def broken_reference(old: str, new: str):
     """check_syntax on the spin reference with one edit; every definition must stay listed."""
     spec = REFERENCE.replace(old, new)
     assert spec != REFERENCE
-    outcome = check_syntax(spec, {"module": "spin"})
+    outcome = check_syntax(spec, make_contract(module="spin"))
     by_name = rows(outcome)
     assert list(by_name) == REFERENCE_NAMES
     return outcome, by_name

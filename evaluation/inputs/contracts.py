@@ -208,9 +208,37 @@ class Contract:
         return replace(self, constants={**self.constants, **values})
 
 
-# What the phases accept as a contract: a loaded one, a plain dict of some of its fields (tests,
-# bench), or nothing (the defaults).
-ContractLike = Contract | Mapping[str, Any] | None
+def make_contract(**overrides: Any) -> Contract:
+    """A contract with every field at its default and `overrides` set: what a test or a bench
+    scores against when no task's contract applies. `budgets` may be given as YAML would give it
+    (a mapping of phases), and goes through the same strict parser as a task's."""
+    if "budgets" in overrides and not isinstance(overrides["budgets"], Budgets):
+        overrides["budgets"] = parse_budgets(overrides["budgets"])
+    defaults: dict[str, Any] = {
+        "slug": "adhoc",
+        "name": "ad hoc",
+        "system": "",
+        "kind": "concurrent",
+        "language": "",
+        "position": 0,
+        "source": Source(repository="", commit="", files=()),
+        "module": "Spec",
+        "extends_allowed": (),
+        "constants": {},
+        "schema": {},
+        "actions": {},
+        "unmapped_events": {},
+        "invariants": (),
+        "excluded_invariants": (),
+        "budgets": Budgets(),
+        "deadlock": "allowed",
+        "traces": None,
+        "no_traces_reason": "",
+        "description": "",
+        "version": "",
+        "directory": Path("."),
+    }
+    return Contract(**{**defaults, **overrides})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -804,7 +832,7 @@ def _key_lines(text: str) -> dict[tuple[str, str], int]:
 
 
 def adapter_with_cfg(
-    adapter: Adapter, cfg: TlcConfig, contract: ContractLike, spec: str | ParsedSpec
+    adapter: Adapter, cfg: TlcConfig, contract: Contract, spec: str | ParsedSpec
 ) -> Adapter:
     """The adapter completed from a submitter's parsed TLC cfg (`evaluation.inputs.tlc_cfg`).
 
@@ -813,11 +841,7 @@ def adapter_with_cfg(
     the behaviour. Everything else is recorded in `ignored` with the reason.
     """
     declared = set(spec_of(spec).listing.constants)
-    pinned: Mapping[str, str]
-    if isinstance(contract, Mapping) or contract is None:
-        pinned = (contract or {}).get("constants") or {}
-    else:
-        pinned = contract.constants
+    pinned: Mapping[str, str] = contract.constants
     ignored = list(adapter.ignored) + list(cfg.ignored)
     constants = dict(adapter.constants)
     own = list(adapter.own_model_values)

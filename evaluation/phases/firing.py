@@ -45,7 +45,6 @@ from tree_sitter import Node
 from evaluation.inputs import adapter_text
 from evaluation.inputs.adapter_check import identifiers, invented_variables
 from evaluation.inputs.contracts import Adapter, Contract
-from evaluation.phases._common import ContractLike
 from evaluation.tla import messages as msg
 from evaluation.tla.codes import EC, MP
 from evaluation.tla.parsed import ParsedSpec
@@ -103,9 +102,9 @@ class Observer:
 
 
 def observer_for(
-    contract: ContractLike, adapter: Adapter, spec: ParsedSpec, variables: list[str]
+    contract: Contract, adapter: Adapter, spec: ParsedSpec, variables: list[str]
 ) -> Observer:
-    schema = list(contract.schema) if isinstance(contract, Contract) else []
+    schema = list(contract.schema)
     if schema:
         invented = invented_variables(adapter, spec, schema)
         observed = [(v, adapter.variables.get(v, v)) for v in schema if v not in invented]

@@ -47,14 +47,7 @@ from evaluation.inputs.adapter_check import called_operators
 from evaluation.inputs.contracts import Adapter, Contract, adapter_with_cfg
 from evaluation.inputs.tlc_cfg import parse_cfg
 from evaluation.phases import firing
-from evaluation.phases._common import (
-    ContractLike,
-    budget,
-    field,
-    limits_for,
-    raise_if_timed_out,
-    safety_net_reached,
-)
+from evaluation.phases._common import limits_for, raise_if_timed_out, safety_net_reached
 from evaluation.phases.firing import CoveredAction
 from evaluation.results import ActionOutcome, PhaseOutcome, PhaseStatus
 from evaluation.tla import assumptions, sandbox
@@ -112,7 +105,7 @@ def runtime_passed(outcome: PhaseOutcome) -> bool:
 
 def check_runtime(
     spec: str | ParsedSpec,
-    contract: ContractLike = None,
+    contract: Contract,
     cfg_text: str | None = None,
     adapter: Adapter | None = None,
 ) -> PhaseOutcome:
@@ -121,11 +114,11 @@ def check_runtime(
     started = time.monotonic()
     parsed = spec_of(spec)
     spec_text, listing = parsed.text, parsed.listing
-    module: str = listing.module or field(contract, "module", None) or "Spec"
+    module: str = listing.module or contract.module or "Spec"
     adapter = _adapter(adapter, contract, cfg_text, parsed)
     settings = _settings(contract, adapter, listing, spec_text)
     details = _details(module, settings)
-    refused = sandbox.precheck_spec(parsed, field(contract, "extends_allowed", None), module)
+    refused = sandbox.precheck_spec(parsed, contract.extends_allowed, module)
     if refused or listing.module is None:
         details["error"] = "; ".join(refused) or "no MODULE header"
         return _outcome("error", 0.0, details, [], started)
@@ -327,7 +320,7 @@ def _explain_assumptions(
     details: RuntimeDetails,
     run: ToolRun,
     spec: ParsedSpec,
-    contract: ContractLike,
+    contract: Contract,
     adapter: Adapter,
 ) -> None:
     """A false ASSUME stops TLC before any state: the reason quotes it and the constants it
@@ -335,7 +328,7 @@ def _explain_assumptions(
     error = details.get("error")
     if not isinstance(error, dict):
         return
-    pinned = dict(field(contract, "constants", None) or {})
+    pinned = dict(contract.constants)
     explained = assumptions.explain(run.messages, spec, pinned, dict(adapter.constants))
     if explained:
         error["message"] = f"{explained} (TLC: {error['message']})"
@@ -408,19 +401,13 @@ def _outcome(
 
 
 def _adapter(
-    adapter: Adapter | None, contract: ContractLike, cfg_text: str | None, spec: ParsedSpec
+    adapter: Adapter | None, contract: Contract, cfg_text: str | None, spec: ParsedSpec
 ) -> Adapter:
     if adapter is None:
-        adapter = (
-            Adapter.identity_for(contract) if isinstance(contract, Contract) else _bare_adapter()
-        )
+        adapter = Adapter.identity_for(contract)
     if cfg_text and not adapter.ignored and not adapter.behaviour:
         adapter = adapter_with_cfg(adapter, parse_cfg(cfg_text), contract, spec)
     return adapter
-
-
-def _bare_adapter() -> Adapter:
-    return Adapter(variables={}, actions={}, identity=True)
 
 
 def _details(module: str, settings: RuntimeSettings) -> RuntimeDetails:
@@ -440,19 +427,19 @@ def _details(module: str, settings: RuntimeSettings) -> RuntimeDetails:
 
 
 def _settings(
-    contract: ContractLike, adapter: Adapter, listing: Listing, spec_text: str
+    contract: Contract, adapter: Adapter, listing: Listing, spec_text: str
 ) -> RuntimeSettings:
     # Only constants the spec declares can be assigned (TLC rejects the others).
-    pinned = dict(field(contract, "constants", None) or {})
+    pinned = dict(contract.constants)
     # `ToSpec` as the adapter spells it: the wrapper binds it to its generated helper.
     pinned = {k: adapter_text.spec_value(v, adapter, "ToSpec") for k, v in pinned.items()}
     values = {**pinned, **adapter.constants}
     init, nxt = adapter_text.behaviour(adapter, spec_text)
     return {
-        "depth": int(budget(contract, "runtime", "depth")),
-        "max_states": int(budget(contract, "runtime", "max_states")),
-        "seed": int(budget(contract, "runtime", "seed")),
-        "deadlock": str(field(contract, "deadlock", None) or "allowed"),
+        "depth": int(contract.budget("runtime", "depth")),
+        "max_states": int(contract.budget("runtime", "max_states")),
+        "seed": int(contract.budget("runtime", "seed")),
+        "deadlock": contract.deadlock or "allowed",
         "constants": {k: v for k, v in values.items() if k in listing.constants},
         "model_values": list(adapter.model_values),
         "init": init,

@@ -16,13 +16,8 @@ import time
 from dataclasses import dataclass
 
 from evaluation.details import DefinitionRow, SyntaxActionDetail, SyntaxDetails
-from evaluation.phases._common import (
-    ContractLike,
-    allowed_modules,
-    field,
-    limits_for,
-    raise_if_timed_out,
-)
+from evaluation.inputs.contracts import Contract
+from evaluation.phases._common import allowed_modules, limits_for, raise_if_timed_out
 from evaluation.results import ActionOutcome, PhaseOutcome
 from evaluation.tla import sandbox
 from evaluation.tla.parsed import ParsedSpec, spec_of
@@ -53,12 +48,12 @@ def syntax_passed(outcome: PhaseOutcome) -> bool:
     return outcome.status == "ran" and outcome.score == 1.0
 
 
-def check_syntax(spec: str | ParsedSpec, contract: ContractLike = None) -> PhaseOutcome:
+def check_syntax(spec: str | ParsedSpec, contract: Contract) -> PhaseOutcome:
     started = time.monotonic()
     parsed = spec_of(spec)
     listing = parsed.listing
     # The spec keeps its own module name (`1_mutex`); the contract's is only a fallback.
-    module: str = listing.module or field(contract, "module", None) or "Spec"
+    module: str = listing.module or contract.module or "Spec"
     details: SyntaxDetails = {"module": module, "declared_module": listing.module}
     outcome = _check(parsed, module, contract, details, started)
     if parsed.reading.symbols:
@@ -70,7 +65,7 @@ def check_syntax(spec: str | ParsedSpec, contract: ContractLike = None) -> Phase
 def _check(
     spec: ParsedSpec,
     module: str,
-    contract: ContractLike,
+    contract: Contract,
     details: SyntaxDetails,
     started: float,
 ) -> PhaseOutcome:
@@ -117,7 +112,7 @@ def _action_detail(definition: Definition, verdict: _Verdict) -> SyntaxActionDet
     }
 
 
-def _whole_module_problems(spec: ParsedSpec, module: str, contract: ContractLike) -> list[str]:
+def _whole_module_problems(spec: ParsedSpec, module: str, contract: Contract) -> list[str]:
     listing = spec.listing
     problems = []
     if listing.module is None:
@@ -198,7 +193,7 @@ def isolation_module(listing: Listing, index: int, name: str, allowed: set[str])
 
 
 def _isolation_verdicts(
-    listing: Listing, limits: Limits, contract: ContractLike
+    listing: Listing, limits: Limits, contract: Contract
 ) -> dict[int, _Verdict]:
     allowed = allowed_modules(contract)
     names = {f"_D{i}": i for i in range(len(listing.definitions))}
