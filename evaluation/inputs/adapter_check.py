@@ -101,41 +101,53 @@ def _action_problem(node: Node) -> str | None:
                 return problem
         return None
     if kind == "bound_infix_op":
-        op = node.child_by_field_name("symbol") or node.named_children[1]
-        if op.type == "land":
-            return (
-                "it combines actions with /\\; only \\/ is allowed (an extra conjunct would "
-                "constrain the spec's step)"
-            )
-        if op.type != "lor":
-            return (
-                f"it is an expression with {text_of(op)!r}, not a call of the spec's "
-                "actions (an action mapping is a disjunction of calls, possibly under \\E)"
-            )
-        return _action_problem(node.named_children[0]) or _action_problem(node.named_children[2])
+        return _disjunction_problem(node)
     if kind == "bounded_quantification":
-        quantifier = node.named_children[0]
-        if quantifier.type != "exists":
-            return "only \\E may bind parameters of the spec's actions"
-        for bound in node.named_children[1:-1]:
-            problem = _state_level_problem(bound)
-            if problem:
-                return "the set of a \\E " + problem[3:]
-        return _action_problem(node.named_children[-1])
+        return _quantified_action_problem(node)
     if kind == "identifier_ref":
         return None
     if kind == "bound_op":
-        for arg in node.named_children[1:]:
-            problem = _state_level_problem(arg)
-            if problem:
-                return "an argument of " + text_of(node.named_children[0]) + problem[2:]
-        return None
+        return _call_problem(node)
     if kind == "prefixed_op":
         return "calls through an INSTANCE (M!A) are not supported; call the spec's action"
     return (
         f"it is a {kind.replace('_', ' ')}, not a call of the spec's actions (an action mapping "
         "is a disjunction of calls, possibly under \\E)"
     )
+
+
+def _disjunction_problem(node: Node) -> str | None:
+    op = node.child_by_field_name("symbol") or node.named_children[1]
+    if op.type == "land":
+        return (
+            "it combines actions with /\\; only \\/ is allowed (an extra conjunct would "
+            "constrain the spec's step)"
+        )
+    if op.type != "lor":
+        return (
+            f"it is an expression with {text_of(op)!r}, not a call of the spec's "
+            "actions (an action mapping is a disjunction of calls, possibly under \\E)"
+        )
+    return _action_problem(node.named_children[0]) or _action_problem(node.named_children[2])
+
+
+def _quantified_action_problem(node: Node) -> str | None:
+    quantifier = node.named_children[0]
+    if quantifier.type != "exists":
+        return "only \\E may bind parameters of the spec's actions"
+    for bound in node.named_children[1:-1]:
+        problem = _state_level_problem(bound)
+        if problem:
+            return "the set of a \\E " + problem[3:]
+    return _action_problem(node.named_children[-1])
+
+
+def _call_problem(node: Node) -> str | None:
+    for arg in node.named_children[1:]:
+        problem = _state_level_problem(arg)
+        if problem:
+            return "an argument of " + text_of(node.named_children[0]) + problem[2:]
+    return None
 
 
 def not_modelled(node: Node) -> bool:

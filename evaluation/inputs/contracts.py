@@ -721,41 +721,13 @@ def parse_adapter(text: str | None, contract: Contract, file: str = "adapter") -
     except yaml.YAMLError as exc:
         r.fail("(file)", f"invalid YAML: {exc}")
     data = r.mapping(data if data is not None else {}, "(top level)", (), ADAPTER_KEYS)
-    variables = dict(identity.variables)
-    for name, expr in r.mapping(data.get("variables") or {}, "variables").items():
-        if name not in contract.schema:
-            r.fail(
-                f"variables.{name}",
-                f"unknown schema variable (known: {', '.join(contract.schema)})",
-            )
-        variables[name] = r.tla(_text(expr), f"variables.{name}")
-    actions = dict(identity.actions)
-    if "actions" in data:
-        given = r.mapping(data["actions"] or {}, "actions")
-        for name in given:
-            if name not in contract.actions:
-                r.fail(
-                    f"actions.{name}",
-                    f"unknown target action (known: {', '.join(contract.actions)})",
-                )
-        for name in contract.actions:
-            if name not in given:
-                r.fail(f"actions.{name}", "missing target action")
-            actions[name] = r.tla(_text(given[name]), f"actions.{name}")
+    variables = _adapter_variables(r, data, contract, identity)
+    actions = _adapter_actions(r, data, contract, identity)
     actors = {
         str(k): r.tla(_text(v), f"actors.{k}")
         for k, v in r.mapping(data.get("actors") or {}, "actors").items()
     }
-    constants: dict[str, str] = {}
-    own_model_values: list[str] = []
-    for name, value in r.mapping(data.get("constants") or {}, "constants").items():
-        if name in contract.constants:
-            r.fail(f"constants.{name}", "is pinned by the contract and cannot be overridden")
-        r.identifier(name, f"constants.{name}")
-        if _text(value).strip() == name:
-            own_model_values.append(name)
-            continue
-        constants[name] = r.tla(_text(value), f"constants.{name}")
+    constants, own_model_values = _adapter_constants(r, data, contract)
     model_values = tuple(
         r.identifier(_text(m), f"model_values[{i}]")
         for i, m in enumerate(_list(r, data.get("model_values"), "model_values"))
@@ -787,6 +759,59 @@ def parse_adapter(text: str | None, contract: Contract, file: str = "adapter") -
     if problems:
         raise ContractError(f"{file}: " + "; ".join(problems))
     return replace(adapter, identity=_is_identity(adapter, identity))
+
+
+def _adapter_variables(
+    r: _Reader, data: dict[str, Any], contract: Contract, identity: Adapter
+) -> dict[str, str]:
+    """`variables:`: schema variable -> its expression; the ones left out map to themselves."""
+    variables = dict(identity.variables)
+    for name, expr in r.mapping(data.get("variables") or {}, "variables").items():
+        if name not in contract.schema:
+            r.fail(
+                f"variables.{name}",
+                f"unknown schema variable (known: {', '.join(contract.schema)})",
+            )
+        variables[name] = r.tla(_text(expr), f"variables.{name}")
+    return variables
+
+
+def _adapter_actions(
+    r: _Reader, data: dict[str, Any], contract: Contract, identity: Adapter
+) -> dict[str, str]:
+    """`actions:`, when given, names every target action and no other."""
+    actions = dict(identity.actions)
+    if "actions" not in data:
+        return actions
+    given = r.mapping(data["actions"] or {}, "actions")
+    for name in given:
+        if name not in contract.actions:
+            r.fail(
+                f"actions.{name}",
+                f"unknown target action (known: {', '.join(contract.actions)})",
+            )
+    for name in contract.actions:
+        if name not in given:
+            r.fail(f"actions.{name}", "missing target action")
+        actions[name] = r.tla(_text(given[name]), f"actions.{name}")
+    return actions
+
+
+def _adapter_constants(
+    r: _Reader, data: dict[str, Any], contract: Contract
+) -> tuple[dict[str, str], list[str]]:
+    """`constants:` the contract does not pin; `C: C` declares `C` a model value of its own."""
+    constants: dict[str, str] = {}
+    own_model_values: list[str] = []
+    for name, value in r.mapping(data.get("constants") or {}, "constants").items():
+        if name in contract.constants:
+            r.fail(f"constants.{name}", "is pinned by the contract and cannot be overridden")
+        r.identifier(name, f"constants.{name}")
+        if _text(value).strip() == name:
+            own_model_values.append(name)
+            continue
+        constants[name] = r.tla(_text(value), f"constants.{name}")
+    return constants, own_model_values
 
 
 def _is_identity(adapter: Adapter, identity: Adapter) -> bool:

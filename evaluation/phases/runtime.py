@@ -160,25 +160,8 @@ def check_runtime(
             return _over_work_bound(run, runs.exceeded, details, started)
         coverage = _coverage(run.messages, module)
         universe = universe if universe is not None else coverage
-        if (
-            tags is not None
-            and run.exit_code == EC.ExitStatus.FAILURE_SPEC_EVAL
-            and firing.failed_in_watcher(run.messages, observer)
-        ):
-            if not runs.safe:
-                runs.safe = True  # compare printed values: slower, but never raises
-                continue
+        if tags is None or not _run_again(run, runs, coverage, universe, listing, module, failed):
             break
-        if tags is not None and run.exit_code == EC.ExitStatus.FAILURE_SPEC_EVAL and coverage:
-            blamed = _blame(run.messages, coverage, listing, module, failed)
-            if blamed:
-                error = _error_detail(run.messages)
-                for key in blamed:
-                    failed[key] = error
-                if all(a["key"] in failed for a in universe or coverage):
-                    break  # nothing left to run: every action failed
-                continue
-        break
     details["compared_printed_values"] = runs.safe
     marks = firing.read_marks(run.output, observer) if tags is not None else {}
     located_tags = {k: a for k, a in (tags or {}).items() if k in located}
@@ -192,6 +175,36 @@ def check_runtime(
     for action in outcome.actions:
         _mask(action.detail, observer.nonce)
     return outcome
+
+
+def _run_again(
+    run: ToolRun,
+    runs: _Runs,
+    coverage: list[CoveredAction] | None,
+    universe: list[CoveredAction] | None,
+    listing: Listing,
+    module: str,
+    failed: dict[str, TlcError],
+) -> bool:
+    """After a watched run: whether to run again, because the watcher itself failed (once,
+    comparing printed values) or because an action failed to evaluate (recorded in `failed`,
+    and the next run goes on without it while some action is left)."""
+    if run.exit_code != EC.ExitStatus.FAILURE_SPEC_EVAL:
+        return False
+    if firing.failed_in_watcher(run.messages, runs.observer):
+        if runs.safe:
+            return False
+        runs.safe = True  # compare printed values: slower, but never raises
+        return True
+    if not coverage:
+        return False
+    blamed = _blame(run.messages, coverage, listing, module, failed)
+    if not blamed:
+        return False
+    error = _error_detail(run.messages)
+    for key in blamed:
+        failed[key] = error
+    return not all(a["key"] in failed for a in universe or coverage)  # some action is left
 
 
 def _mask(details: Any, nonce: str) -> None:

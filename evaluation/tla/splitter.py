@@ -260,17 +260,13 @@ def _recover(definitions: list[Definition], text: str) -> list[Definition]:
     lines = _blank_comments(text).split("\n")
     trusted = [d for d in definitions if not d.has_error]
     covered = {line for d in trusted for line in range(d.start_line, d.end_line + 1)}
-    body_end = next(
-        (i + 1 for i, line in enumerate(lines) if i > 0 and re.match(r"^={4,}", line)),
-        len(lines),
-    )
+    body_end = _body_end(lines)
     starts = {
         i + 1: m
         for i, line in enumerate(lines[:body_end])
         if (i + 1) not in covered and (m := _DEF_LINE.match(line))
     }
-    stops = set(starts) | {d.start_line for d in trusted} | {body_end}
-    stops |= {i + 1 for i, line in enumerate(lines) if _UNIT_LINE.match(line)}
+    stops = set(starts) | {d.start_line for d in trusted} | {body_end} | _unit_lines(lines)
     source_lines = text.split("\n")
     recovered = [_piece(line, m, stops, lines, source_lines) for line, m in starts.items()]
     claimed = {line for d in recovered for line in range(d.start_line, d.end_line + 1)}
@@ -278,6 +274,16 @@ def _recover(definitions: list[Definition], text: str) -> list[Definition]:
     for definition in leftovers:
         _clip(definition, stops, lines)
     return trusted + recovered + leftovers
+
+
+def _body_end(lines: list[str]) -> int:
+    """The line of the module's closing `====` (1-based), or the last line."""
+    closing = (i + 1 for i, line in enumerate(lines) if i > 0 and re.match(r"^={4,}", line))
+    return next(closing, len(lines))
+
+
+def _unit_lines(lines: list[str]) -> set[int]:
+    return {i + 1 for i, line in enumerate(lines) if _UNIT_LINE.match(line)}
 
 
 def _last_line(start: int, stops: set[int], blanked: list[str]) -> int:

@@ -373,25 +373,7 @@ def _window(
         if e.name == profile.netlen and e.index is not None:
             _netlen(profile, e, boxes, pre, post, result)
             continue
-        target = profile.variable(e.archetype, e.name)
-        if target is None:
-            continue
-        var, key_rule, kind = target
-        key = actor if key_rule == "self" or e.index is None else e.index
-        value = profile.normalise(var, e.value)
-        if e.tag == "read":
-            if key not in pre[var] and key not in post[var]:
-                pre[var][key] = value
-            continue
-        if key not in pre[var] and key not in post[var]:
-            old = (
-                profile.normalise(var, e.old)
-                if e.old is not _MISSING
-                else known.get((var, key), _MISSING)
-            )
-            if old is not _MISSING:
-                pre[var][key] = old
-        post[var][key] = value
+        _state_element(profile, e, actor, known, pre, post)
     _frame(profile, pre, post)
     for var, values in post.items():
         for key, value in values.items():
@@ -407,6 +389,39 @@ def _window(
     if message is not None:
         window["input"] = message
     return window
+
+
+def _state_element(
+    profile: Profile,
+    e: Element,
+    actor: str,
+    known: dict[tuple[str, str], object],
+    pre: StateByKey,
+    post: StateByKey,
+) -> None:
+    """A state variable's element of a step: a read gives the pre-state (unless the step wrote
+    it first), a write the post-state, and the value before it (logged, or last known) the
+    pre-state."""
+    target = profile.variable(e.archetype, e.name)
+    if target is None:
+        return
+    var, key_rule, _kind = target
+    key = actor if key_rule == "self" or e.index is None else e.index
+    value = profile.normalise(var, e.value)
+    first = key not in pre[var] and key not in post[var]
+    if e.tag == "read":
+        if first:
+            pre[var][key] = value
+        return
+    if first:
+        old = (
+            profile.normalise(var, e.old)
+            if e.old is not _MISSING
+            else known.get((var, key), _MISSING)
+        )
+        if old is not _MISSING:
+            pre[var][key] = old
+    post[var][key] = value
 
 
 def _network(

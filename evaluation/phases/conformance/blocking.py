@@ -26,7 +26,7 @@ from evaluation.inputs.adapter_check import identifiers
 from evaluation.phases.conformance import generator as gen
 from evaluation.phases.conformance.cases import Case
 from evaluation.phases.conformance.diagnose import read_tagged
-from evaluation.phases.conformance.runner import Budget, run_module
+from evaluation.phases.conformance.runner import Checker
 from evaluation.tla.parsed import ParsedSpec
 from evaluation.tla.reads import Reads
 from evaluation.tla.spectext import split_call, substitute
@@ -254,15 +254,11 @@ def _guard_definition(plan: gen.Plan, number: int, guard: Guard) -> list[str]:
 
 
 def blocking_conjuncts(
-    plan: gen.Plan,
-    spec: ParsedSpec,
-    cases: list[Case],
-    actions: list[str],
-    aux: gen.AuxRule,
-    budget: Budget,
+    checker: Checker, cases: list[Case], aux: gen.AuxRule
 ) -> dict[int, BlockingConjunct]:
     """Case index (into `cases`) -> the first false guard at its first failing pre-state, for
     the cases where TLC found one."""
+    plan, spec = checker.plan, checker.spec
     w = gen.n(plan, "w")
     bound = {"actor": f"{gen.n(plan, 'Actor')}[{w}]", "msg": f"{gen.n(plan, 'Msg')}[{w}]"}
     per_action = {
@@ -271,9 +267,8 @@ def blocking_conjuncts(
     }
     if not cases or not any(per_action.values()):
         return {}
-    extra, numbered = probe(plan, actions, per_action)
-    module = gen.build_module(plan, cases, actions, aux, probe=extra)
-    run = run_module(plan, spec, module, budget)
+    extra, numbered = probe(plan, checker.actions, per_action)
+    run = checker.run(gen.build_module(plan, cases, checker.actions, aux, probe=extra))
     if run.status != "ok":
         return {}
     found: dict[int, tuple[int, BlockingConjunct]] = {}

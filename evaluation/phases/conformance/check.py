@@ -24,6 +24,7 @@ from evaluation.details import (
     Difference,
     ErrorDetails,
     FailingWindow,
+    FollowBounds,
     PerActionRow,
     SettingConjunct,
     Successor,
@@ -49,6 +50,7 @@ from evaluation.phases.conformance.runner import (
     TLC_ARGS,
     Budget,
     CaseResult,
+    Checker,
     SetupError,
 )
 from evaluation.phases.conformance.safety import safety_negative_cases
@@ -106,20 +108,9 @@ def _check(
     adapter: Adapter,
     start: float,
 ) -> PhaseOutcome:
-    spec_text = spec.text
-    if not windows:
-        # A task with traces is never n/a here: that would hand P3's weight to the other phases
-        # (the pipeline records n/a only for tasks without trace data).
-        return _phase_error(
-            f"the task {contract.slug!r} names traces but no trace window was given: its corpus "
-            "is empty or was not imported; conformance cannot be scored"
-        )
-    missing = [a for a in contract.actions if a not in adapter.actions]
-    if missing:
-        return _phase_error(f"the adapter has no expression for target action(s) {missing}")
-    refused = spec_problems(adapter, spec)
+    refused = _refusal(spec, contract, windows, adapter)
     if refused:
-        return _phase_error("the adapter is refused: " + "; ".join(refused))
+        return _phase_error(refused)
     vocab = schema_vocab(contract)
     observed = _constrained(contract, windows)
     views = _views(contract, observed)
@@ -129,68 +120,20 @@ def _check(
     ]
     valid = [not r for r in reasons]
     cases = build_cases(windows, valid)
-    negatives = _negatives(cases, vocab, set(views))
-    # Issue 37: real steps moved into other real states where they break a safety invariant.
-    keys = {c.key for c in negatives}
-    safety = safety_negative_cases(cases, contract, vocab, set(views))
-    negatives = [*negatives, *(c for c in safety if c.key not in keys)]
-    attached = _attached(windows, cases, negatives)
-    # Only negatives with a position in some trace are checked.
-    negatives = list({id(c): c for _, c in attached}.values())
-    variables = spec_variables(spec_text)
-    declared = set(spec_constants(spec_text))
-    init, nxt = adapter_text.behaviour(adapter, spec_text)
-    plan = gen.Plan(
-        spec_module=module_name(spec_text) or contract.module,
-        init=init,
-        next=nxt,
-        nonce=secrets.token_hex(6),
-        adapter=adapter,
-        observed=observed,
-        vocab=vocab,
-        views=views,
-        spec_variables=variables,
-        constants={
-            k: v
-            for k, v in {**_spec_pinned(contract, adapter), **adapter.constants}.items()
-            if k in declared
-        },
-        # No state is ever built from a window or a state mapping: every state P3 checks from
-        # is one the spec reaches by following the trace.
-        refused_state=set(adapter.state),
-        from_windows=False,
-    )
+    negatives, attached = _checked_negatives(windows, cases, contract, vocab, set(views))
     traces = traces_of(windows, valid)
-    actions = [
-        a
-        for a in contract.actions
-        if any(w.get("action") == a for w, ok in zip(windows, valid, strict=True) if ok)
-    ]
-    wall = float(contract.budget("conformance", "wall_seconds"))
-    budget = Budget(
-        deadline=start + wall,
-        wall_seconds=wall,
-        heap_mb=int(contract.budget("conformance", "heap_mb")),
-        scratch_mb=int(contract.budget("conformance", "scratch_mb")),
-        seed=int(contract.budget("conformance", "seed")),
-        work_cpu_seconds=float(contract.budget("conformance", "work_cpu_seconds")),
-    )
+    actions = [a for a in contract.actions if a in _actions_with_windows(windows, valid)]
+    plan = _plan(spec, contract, adapter, observed, vocab, views)
+    checker = Checker(plan, spec, actions, _budget(contract, start))
     bounds = follow_bounds(contract)
     try:
-        order, followed = follow(
-            plan, spec, traces, windows, attached, actions, bounds, budget, contract.folded_steps
-        )
+        order, followed = follow(checker, traces, windows, attached, bounds, contract.folded_steps)
     except SetupError as exc:
-        assumed = assumptions.explain(
-            exc.messages, spec, dict(contract.constants), dict(adapter.constants)
-        )
-        if assumed:
-            return _phase_error(f"{assumed} (TLC: {exc})")
-        return _phase_error(_explain(str(exc), adapter, actions))
+        return _phase_error(_setup_problem(exc, spec, contract, adapter, actions))
     neg = _negative_results(negatives, attached, followed)
     number = {w: e for e, w in enumerate(order, 1)}
     failing = [w for w in order if followed.events[number[w]].verdict == "fail"]
-    closest, blocked = _diagnosis(plan, spec, windows, failing, number, followed, actions, budget)
+    closest, blocked = _diagnosis(checker, windows, failing, number, followed)
     window_outcomes = _windows(windows, reasons, number, followed, closest, blocked)
     _note_setters(plan, spec, window_outcomes)
     action_outcomes, score, per_action = _actions(contract, window_outcomes, negatives, neg)
@@ -206,17 +149,8 @@ def _check(
         "auxiliary_state": {"rule": "followed", "description": FOLLOWED},
         "failing_windows": [_failing(w) for w in window_outcomes if w.verdict != "pass"],
         "traces": trace_rows(traces, windows, window_outcomes, number, followed, blocked),
-        "follow_bounds": {
-            "quiet_gap_steps": bounds.quiet,
-            "free_gap_steps": bounds.free,
-            "max_gap_steps": bounds.most,
-            "resync_steps": bounds.resync,
-            "max_states_per_run": bounds.states,
-            "largest_run_states": followed.distinct,
-            "work_cpu_seconds": budget.work_cpu_seconds,
-            "work_bound_reached": followed.work_bound_reached,
-        },
-        "tlc_runs": budget.runs,
+        "follow_bounds": _bounds_details(bounds, followed, checker.budget),
+        "tlc_runs": checker.budget.runs,
         "tlc_flags": list(TLC_ARGS),
     }
     if adapter.state:
@@ -227,6 +161,115 @@ def _check(
             "note": STATE_IGNORED,
         }
     return PhaseOutcome("conformance", "ran", score, details, action_outcomes, window_outcomes)
+
+
+def _checked_negatives(
+    windows: list[Window],
+    cases: list[Case],
+    contract: Contract,
+    vocab: dict[str, Vocab],
+    viewed: set[str],
+) -> tuple[list[Case], list[tuple[int, Case]]]:
+    """The negatives checked, and each attached to the windows (by index) where it is checked:
+    the fair ones and the safety ones (real steps moved into other real states where they break
+    a safety invariant), only those with a position in some trace."""
+    negatives = _negatives(cases, vocab, viewed)
+    keys = {c.key for c in negatives}
+    safety = safety_negative_cases(cases, contract, vocab, viewed)
+    negatives = [*negatives, *(c for c in safety if c.key not in keys)]
+    attached = _attached(windows, cases, negatives)
+    return list({id(c): c for _, c in attached}.values()), attached
+
+
+def _actions_with_windows(windows: list[Window], valid: list[bool]) -> set[str]:
+    return {str(w.get("action")) for w, ok in zip(windows, valid, strict=True) if ok}
+
+
+def _refusal(spec: ParsedSpec, contract: Contract, windows: list[Window], adapter: Adapter) -> str:
+    """Why P3 cannot be scored with these windows and this adapter ("" when it can)."""
+    if not windows:
+        # A task with traces is never n/a here: that would hand P3's weight to the other phases
+        # (the pipeline records n/a only for tasks without trace data).
+        return (
+            f"the task {contract.slug!r} names traces but no trace window was given: its corpus "
+            "is empty or was not imported; conformance cannot be scored"
+        )
+    missing = [a for a in contract.actions if a not in adapter.actions]
+    if missing:
+        return f"the adapter has no expression for target action(s) {missing}"
+    refused = spec_problems(adapter, spec)
+    if refused:
+        return "the adapter is refused: " + "; ".join(refused)
+    return ""
+
+
+def _plan(
+    spec: ParsedSpec,
+    contract: Contract,
+    adapter: Adapter,
+    observed: list[str],
+    vocab: dict[str, Vocab],
+    views: dict[str, str],
+) -> gen.Plan:
+    spec_text = spec.text
+    declared = set(spec_constants(spec_text))
+    init, nxt = adapter_text.behaviour(adapter, spec_text)
+    return gen.Plan(
+        spec_module=module_name(spec_text) or contract.module,
+        init=init,
+        next=nxt,
+        nonce=secrets.token_hex(6),
+        adapter=adapter,
+        observed=observed,
+        vocab=vocab,
+        views=views,
+        spec_variables=spec_variables(spec_text),
+        constants={
+            k: v
+            for k, v in {**_spec_pinned(contract, adapter), **adapter.constants}.items()
+            if k in declared
+        },
+        # No state is ever built from a window or a state mapping: every state P3 checks from
+        # is one the spec reaches by following the trace.
+        refused_state=set(adapter.state),
+        from_windows=False,
+    )
+
+
+def _budget(contract: Contract, start: float) -> Budget:
+    wall = float(contract.budget("conformance", "wall_seconds"))
+    return Budget(
+        deadline=start + wall,
+        wall_seconds=wall,
+        heap_mb=int(contract.budget("conformance", "heap_mb")),
+        scratch_mb=int(contract.budget("conformance", "scratch_mb")),
+        seed=int(contract.budget("conformance", "seed")),
+        work_cpu_seconds=float(contract.budget("conformance", "work_cpu_seconds")),
+    )
+
+
+def _setup_problem(
+    exc: SetupError, spec: ParsedSpec, contract: Contract, adapter: Adapter, actions: list[str]
+) -> str:
+    assumed = assumptions.explain(
+        exc.messages, spec, dict(contract.constants), dict(adapter.constants)
+    )
+    if assumed:
+        return f"{assumed} (TLC: {exc})"
+    return _explain(str(exc), adapter, actions)
+
+
+def _bounds_details(bounds: Bounds, followed: Followed, budget: Budget) -> FollowBounds:
+    return {
+        "quiet_gap_steps": bounds.quiet,
+        "free_gap_steps": bounds.free,
+        "max_gap_steps": bounds.most,
+        "resync_steps": bounds.resync,
+        "max_states_per_run": bounds.states,
+        "largest_run_states": followed.distinct,
+        "work_cpu_seconds": budget.work_cpu_seconds,
+        "work_bound_reached": followed.work_bound_reached,
+    }
 
 
 FOLLOWED = (
@@ -383,14 +426,11 @@ def _explain(problem: str, adapter: Adapter, actions: list[str]) -> str:
 
 
 def _diagnosis(
-    plan: gen.Plan,
-    spec: ParsedSpec,
+    checker: Checker,
     windows: list[Window],
     failing: list[int],
     number: dict[int, int],
     followed: Followed,
-    actions: list[str],
-    budget: Budget,
 ) -> tuple[dict[int, list[Successor]], dict[int, BlockingConjunct]]:
     """Failing window index -> the closest successors its action has from the states at its
     position that show its pre-state, and, where it has none, the first false conjunct of the
@@ -404,10 +444,10 @@ def _diagnosis(
         states = followed.frontier[number[w]]
         per_case.append(list(range(len(candidates) + 1, len(candidates) + len(states) + 1)))
         candidates.extend(states)
-    aux = gen.AuxRule("explored", list(plan.spec_variables), candidates, per_case)
+    aux = gen.AuxRule("explored", list(checker.plan.spec_variables), candidates, per_case)
     chosen = [_case_of(windows[w]) for w in shown]
     viewed: dict[int, State] = {}
-    found = diagnose.successors(plan, spec, chosen, actions, aux, budget, viewed)
+    found = diagnose.successors(checker, chosen, aux, viewed)
     closest: dict[int, list[Successor]] = {}
     if found is not None:
         for k, w in enumerate(shown):
@@ -416,7 +456,7 @@ def _diagnosis(
     if not stuck:
         return closest, {}
     sub = gen.AuxRule("explored", aux.variables, candidates, [per_case[k] for k in stuck])
-    conj = blocking.blocking_conjuncts(plan, spec, [chosen[k] for k in stuck], actions, sub, budget)
+    conj = blocking.blocking_conjuncts(checker, [chosen[k] for k in stuck], sub)
     return closest, {shown[stuck[k]]: c for k, c in conj.items()}
 
 

@@ -15,8 +15,7 @@ from typing import Any
 from evaluation.details import Difference, Successor
 from evaluation.phases.conformance import generator as gen
 from evaluation.phases.conformance.cases import Case
-from evaluation.phases.conformance.runner import Budget, run_module
-from evaluation.tla.parsed import ParsedSpec
+from evaluation.phases.conformance.runner import Checker
 from evaluation.tla.tlcvalue import TlcValueError, _Parser, json_value, to_json_like
 from evaluation.windows.window import State
 
@@ -71,12 +70,9 @@ def read_tagged(output: str, nonce: str, tag: str) -> list[tuple[Any, ...]]:
 
 
 def successors(
-    plan: gen.Plan,
-    spec: ParsedSpec,
+    checker: Checker,
     cases: list[Case],
-    actions: list[str],
     aux: gen.AuxRule,
-    budget: Budget,
     viewed_posts: dict[int, State] | None = None,
     pre_differences: dict[int, list[Difference]] | None = None,
 ) -> dict[int, list[State]] | None:
@@ -86,8 +82,8 @@ def successors(
     mappings of a pre-state built entirely from the window disagree with it."""
     if not cases:
         return None
-    module = gen.build_module(plan, cases, actions, aux, diagnose=True)
-    run = run_module(plan, spec, module, budget)
+    plan = checker.plan
+    run = checker.run(gen.build_module(plan, cases, checker.actions, aux, diagnose=True))
     if run.status != "ok":
         return None
     out: dict[int, list[State]] = {k: [] for k in range(len(cases))}

@@ -33,12 +33,11 @@ from evaluation.phases.conformance import runner
 from evaluation.phases.conformance.cases import Case
 from evaluation.phases.conformance.diagnose import read_tagged
 from evaluation.phases.conformance.followmodule import JUMP_AHEAD, Bounds, FollowRun, build
-from evaluation.phases.conformance.runner import Budget, SetupError, error_text, run_module
+from evaluation.phases.conformance.runner import Budget, Checker, SetupError, error_text
 from evaluation.phases.conformance.tlatext import tla_text
 from evaluation.phases.conformance.traces import Trace
 from evaluation.results import WindowVerdict
 from evaluation.tla.codes import EC
-from evaluation.tla.parsed import ParsedSpec
 from evaluation.tla.sandbox.limits import ToolRun
 from evaluation.tla.sandbox.precheck import uses_tlcset
 from evaluation.windows.window import Window
@@ -100,66 +99,36 @@ class _Trace:
 
 
 def follow(
-    plan: gen.Plan,
-    spec: ParsedSpec,
+    checker: Checker,
     traces: list[Trace],
     windows: list[Window],
     negatives: list[tuple[int, Case]],
-    actions: list[str],
     bounds: Bounds,
-    budget: Budget,
     folded: Collection[str] = (),
 ) -> tuple[list[int], Followed]:
     """`negatives`: (window index, negative case). Returns the window index of each global
     event number (1-based, index + 1 into the list) and what the runs decided."""
-    order = [ev.window for tr in traces for ev in tr.events]
-    number = {w: e for e, w in enumerate(order, 1)}
-    quiet = [ev.quiet for tr in traces for ev in tr.events]
-    logged = [ev.logged for tr in traces for ev in tr.events]
-    lax = [not q and windows[w]["action"] in folded for w, q in zip(order, quiet, strict=True)]
-    state = []
-    start = 1
-    for tr in traces:
-        state.append(_Trace(list(range(start, start + len(tr.events)))))
-        start += len(tr.events)
-    negs = [(number[w], c) for w, c in negatives if w in number]
-    out = Followed()
-    queue = [list(range(len(state)))]
+    following = _Following(checker, bounds, traces, windows, negatives, folded)
+    budget = checker.budget
+    queue = [list(range(len(following.state)))]
     while queue:
-        chosen = queue.pop(0)
-        chosen = [k for k in chosen if not state[k].done]
+        chosen = [k for k in queue.pop(0) if not following.state[k].done]
         if not chosen:
             continue
         if budget.runs >= runner.MAX_RUNS:
-            for k in chosen:
-                _give_up(out, state[k], f"not evaluated: more than {runner.MAX_RUNS} TLC runs")
+            why = f"not evaluated: more than {runner.MAX_RUNS} TLC runs"
+            following.give_up(chosen, why)
             continue
         if budget.work_left() <= 0:
-            for k in chosen:
-                _give_up(out, state[k], work_bound_reason(budget), hint=HINT_WORK)
+            following.give_up(chosen, work_bound_reason(budget), HINT_WORK)
             continue
-        again = _one_run(
-            plan,
-            spec,
-            state,
-            chosen,
-            order,
-            windows,
-            quiet,
-            lax,
-            logged,
-            negs,
-            actions,
-            bounds,
-            budget,
-            out,
-        )
-        queue.extend(again)
+        queue.extend(following.one_run(chosen))
+    out = following.out
     # Every path above decides each event of a finished trace; an event left without a verdict
     # is a scorer fault, and fails closed (an error never passes).
-    for e in range(1, len(order) + 1):
+    for e in range(1, len(following.order) + 1):
         out.events.setdefault(e, EventResult("error", LOST))
-    return order, out
+    return following.order, out
 
 
 def work_bound_reason(budget: Budget) -> str:
@@ -172,101 +141,132 @@ def work_bound_reason(budget: Budget) -> str:
 LOST = "not evaluated: the scorer left this event without a verdict (a scorer fault)"
 
 
-def _one_run(
-    plan: gen.Plan,
-    spec: ParsedSpec,
-    state: list[_Trace],
-    chosen: list[int],
-    order: list[int],
-    windows: list[Window],
-    quiet: list[bool],
-    lax: list[bool],
-    logged: list[int],
-    negs: list[tuple[int, Case]],
-    actions: list[str],
-    bounds: Bounds,
-    budget: Budget,
-    out: Followed,
-) -> list[list[int]]:
-    """Run the traces `chosen`; record what it decided; return the groups to run again."""
-    local = [e for k in chosen for e in state[k].events]
-    renumber = {e: j for j, e in enumerate(local, 1)}
-    mine = [(renumber[e], c, k) for k, (e, c) in enumerate(negs, 1) if e in renumber]
-    follow_run = FollowRun(
-        traces=[[renumber[e] for e in state[k].events] for k in chosen],
-        windows=[windows[order[e - 1]] for e in local],
-        quiet=[quiet[e - 1] for e in local],
-        skip=[any(e in state[k].skip for k in chosen) for e in local],
-        fresh=[any(e in state[k].fresh for k in chosen) for e in local],
-        negatives=[(e, c) for e, c, _ in mine],
-        lax=[lax[e - 1] for e in local],
-        logged=[logged[e - 1] for e in local],
-        far=[any(e in state[k].far for k in chosen) for e in local],
-    )
-    # The registers only where nothing a submitter wrote (the adapter's expressions, refused
-    # already when they name TLCSet) brings TLCSet into the module.
-    trusted = not uses_tlcset(build(plan, follow_run, actions, bounds, registers=False))
-    module = build(plan, follow_run, actions, bounds, registers=trusted)
-    run = run_module(plan, spec, module, budget, trusted=trusted)
-    if run.work_exceeded:
-        # The spec's own cost: what the run printed before it was stopped still decides (a
-        # printed step was taken), the rest is undecided, and nothing runs again.
-        _passes_before_the_error(run, plan.nonce, state, chosen, renumber, out)
-        accepted = _numbers(run.output, plan.nonce, "n")
-        out.accepted |= {k for j, (_, _, k) in enumerate(mine, 1) if j in accepted}
+class _Following:
+    """One P3 check's following of its traces: the events in global numbers (1-based, across
+    the traces), each trace's state between runs, and what the runs decided so far."""
+
+    def __init__(
+        self,
+        checker: Checker,
+        bounds: Bounds,
+        traces: list[Trace],
+        windows: list[Window],
+        negatives: list[tuple[int, Case]],
+        folded: Collection[str],
+    ) -> None:
+        self.checker, self.bounds, self.windows = checker, bounds, windows
+        self.order = [ev.window for tr in traces for ev in tr.events]
+        number = {w: e for e, w in enumerate(self.order, 1)}
+        self.quiet = [ev.quiet for tr in traces for ev in tr.events]
+        self.logged = [ev.logged for tr in traces for ev in tr.events]
+        self.lax = [
+            not q and windows[w]["action"] in folded
+            for w, q in zip(self.order, self.quiet, strict=True)
+        ]
+        self.state: list[_Trace] = []
+        start = 1
+        for tr in traces:
+            self.state.append(_Trace(list(range(start, start + len(tr.events)))))
+            start += len(tr.events)
+        self.negs = [(number[w], c) for w, c in negatives if w in number]
+        self.out = Followed()
+
+    def give_up(self, chosen: list[int], why: str, hint: str = "") -> None:
         for k in chosen:
-            _give_up(out, state[k], work_bound_reason(budget), hint=HINT_WORK)
-        out.work_bound_reached = True
-        return []
-    if run.status != "ok":
-        return _failed_run(plan, run, state, chosen, renumber, out)
-    if run.truncated:
-        if len(chosen) > 1:
-            return _halves(chosen)
-        _give_up(out, state[chosen[0]], CUT, verdict="error")
-        out.cut_negatives |= {k for _, _, k in mine}
-        return []
-    found = _DISTINCT.findall(run.output)
-    distinct = int(found[-1]) if found else 0
-    out.distinct = max(out.distinct, distinct)
-    capped = distinct >= bounds.states
-    taken = _numbers(run.output, plan.nonce, "v")
-    resynced = _numbers(run.output, plan.nonce, "y")
-    shown = _numbers(run.output, plan.nonce, "p")
-    picked = _numbers(run.output, plan.nonce, "j")
-    accepted = _numbers(run.output, plan.nonce, "n")
-    out.accepted |= {k for j, (_, _, k) in enumerate(mine, 1) if j in accepted}
-    for item in read_tagged(run.output, plan.nonce, "f"):
-        e = local[item[1] - 1]
-        states = out.frontier.setdefault(e, [])
-        if len(states) < SHOWN_STATES:
-            states.append(_tuple_text(item[2]))
-    seen = _Seen(taken, resynced, shown, capped, picked)
-    for k in chosen:
-        tr = state[k]
-        tr.fresh.clear()
-        _read_trace(out, tr, k, renumber, seen, quiet, bounds)
-    out.reached_negatives |= {
-        k for e, _, k in mine if _reached(e, renumber, state, chosen, taken, resynced, picked)
-    }
-    again = [k for k in chosen if not state[k].done]
-    return [again] if again else []
+            _give_up(self.out, self.state[k], why, hint=hint)
+
+    def _run_of(self, chosen: list[int], local: list[int], negatives: list[int]) -> FollowRun:
+        state = self.state
+
+        def anywhere(marks: str) -> list[bool]:
+            return [any(e in getattr(state[k], marks) for k in chosen) for e in local]
+
+        renumber = {e: j for j, e in enumerate(local, 1)}
+        return FollowRun(
+            traces=[[renumber[e] for e in state[k].events] for k in chosen],
+            windows=[self.windows[self.order[e - 1]] for e in local],
+            quiet=[self.quiet[e - 1] for e in local],
+            skip=anywhere("skip"),
+            fresh=anywhere("fresh"),
+            negatives=[(renumber[self.negs[n - 1][0]], self.negs[n - 1][1]) for n in negatives],
+            lax=[self.lax[e - 1] for e in local],
+            logged=[self.logged[e - 1] for e in local],
+            far=anywhere("far"),
+        )
+
+    def one_run(self, chosen: list[int]) -> list[list[int]]:
+        """Run the traces `chosen`; record what it decided; return the groups to run again."""
+        checker, state, out, bounds = self.checker, self.state, self.out, self.bounds
+        plan, budget = checker.plan, checker.budget
+        local = [e for k in chosen for e in state[k].events]
+        renumber = {e: j for j, e in enumerate(local, 1)}
+        # This run's negatives: (its number in the run, its number in the check).
+        mine = [k for k, (e, _) in enumerate(self.negs, 1) if e in renumber]
+        follow_run = self._run_of(chosen, local, mine)
+        # The registers only where nothing a submitter wrote (the adapter's expressions, refused
+        # already when they name TLCSet) brings TLCSet into the module.
+        actions = checker.actions
+        trusted = not uses_tlcset(build(plan, follow_run, actions, bounds, registers=False))
+        run = checker.run(build(plan, follow_run, actions, bounds, registers=trusted), trusted)
+        accepted = _numbers(run.output, plan.nonce, "n")
+        if run.work_exceeded:
+            # The spec's own cost: what the run printed before it was stopped still decides (a
+            # printed step was taken), the rest is undecided, and nothing runs again.
+            _passes_before_the_error(run, plan.nonce, state, chosen, renumber, out)
+            out.accepted |= {k for j, k in enumerate(mine, 1) if j in accepted}
+            self.give_up(chosen, work_bound_reason(budget), HINT_WORK)
+            out.work_bound_reached = True
+            return []
+        if run.status != "ok":
+            return _failed_run(plan, run, state, chosen, renumber, out)
+        if run.truncated:
+            if len(chosen) > 1:
+                return _halves(chosen)
+            _give_up(out, state[chosen[0]], CUT, verdict="error")
+            out.cut_negatives |= set(mine)
+            return []
+        out.accepted |= {k for j, k in enumerate(mine, 1) if j in accepted}
+        seen = self._seen(run.output, local)
+        for k in chosen:
+            tr = state[k]
+            tr.fresh.clear()
+            _read_trace(out, tr, k, renumber, seen, self.quiet, bounds)
+        out.reached_negatives |= {
+            k
+            for k in mine
+            if _reached(renumber[self.negs[k - 1][0]], renumber, state, chosen, seen)
+        }
+        again = [k for k in chosen if not state[k].done]
+        return [again] if again else []
+
+    def _seen(self, output: str, local: list[int]) -> _Seen:
+        """What a run that ended normally printed, by its own event numbers; the frontier
+        states of its failing events are kept for the diagnosis."""
+        nonce, out = self.checker.plan.nonce, self.out
+        found = _DISTINCT.findall(output)
+        distinct = int(found[-1]) if found else 0
+        out.distinct = max(out.distinct, distinct)
+        for item in read_tagged(output, nonce, "f"):
+            states = out.frontier.setdefault(local[item[1] - 1], [])
+            if len(states) < SHOWN_STATES:
+                states.append(_tuple_text(item[2]))
+        return _Seen(
+            taken=_numbers(output, nonce, "v"),
+            resynced=_numbers(output, nonce, "y"),
+            shown=_numbers(output, nonce, "p"),
+            capped=distinct >= self.bounds.states,
+            picked=_numbers(output, nonce, "j"),
+        )
 
 
 def _reached(
-    e: int,
-    renumber: dict[int, int],
-    state: list[_Trace],
-    chosen: list[int],
-    taken: set[int],
-    resynced: set[int],
-    picked: set[int],
+    e: int, renumber: dict[int, int], state: list[_Trace], chosen: list[int], seen: _Seen
 ) -> bool:
     for k in chosen:
         events = [renumber[x] for x in state[k].events]
         if e in events:
             p = events.index(e)
-            return p == 0 or events[p - 1] in taken | resynced or e in picked
+            return p == 0 or events[p - 1] in seen.taken | seen.resynced or e in seen.picked
     return False
 
 

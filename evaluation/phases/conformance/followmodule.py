@@ -102,116 +102,169 @@ def build(
 
 
 def _tables(plan: gen.Plan, run: FollowRun, actions: list[str], bounds: Bounds) -> list[str]:
-    n, tup = gen.n, gen._tuple
-    ws = run.windows
-    owner = {e: k for k, events in enumerate(run.traces, 1) for e in events}
-    position = {e: p for events in run.traces for p, e in enumerate(events, 1)}
-    count = len(ws)
-    neg_at: dict[int, list[int]] = {}
-    for k, (e, _case) in enumerate(run.negatives, 1):
-        neg_at.setdefault(e, []).append(k)
+    tables = _Tables(plan, run, actions, bounds)
+    return [*tables.traces(), *tables.events(), *tables.gaps(), *tables.negatives()]
 
-    def bound(e: int) -> int:
+
+class _Tables:
+    """The constant tables of one following module (definitions named through the plan).
+
+    Constraints, states and messages are written once each, in the tables CI (one constraint
+    `<<var, partial?, key, value>>`), CS (a state: its constraints' numbers) and MV, and the
+    per-event and per-negative tables give their numbers: a trace repeats its states (and the
+    negatives their posts), and TLC's parser ran out of heap on etcd's 1,060 events written out
+    in full (3.8 MB, 3,214 negatives), the run was cut and its traces ran again in halves."""
+
+    def __init__(self, plan: gen.Plan, run: FollowRun, actions: list[str], bounds: Bounds):
+        self.plan, self.run, self.actions, self.bounds = plan, run, actions, bounds
+        self.count = len(run.windows)
+        self.items: dict[str, int] = {}
+        self.states: dict[str, int] = {}
+        self.messages: dict[str, int] = {}
+        self.neg_post = self.neg_msg = ""  # numbered by `events`, with every other row
+        self.firsts = [events[0] for events in run.traces]
+        self.previous = {
+            e: events[p - 1] for events in run.traces for p, e in enumerate(events) if p
+        }
+
+    def define(self, name: str, value: str) -> str:
+        return f"{gen.n(self.plan, name)} == {value}"
+
+    def traces(self) -> list[str]:
+        run, count = self.run, self.count
+        owner = {e: k for k, events in enumerate(run.traces, 1) for e in events}
+        position = {e: p for events in run.traces for p, e in enumerate(events, 1)}
+        return [
+            self.define("NT", str(len(run.traces))),
+            self.define("First", _seq(self.firsts)),
+            self.define("Last", _seq([events[-1] for events in run.traces])),
+            self.define("Tr", _seq([owner[e] for e in range(1, count + 1)])),
+            self.define("Pos", _seq([position[e] for e in range(1, count + 1)])),
+        ]
+
+    def events(self) -> list[str]:
+        plan, ws = self.plan, self.run.windows
+        actors = [gen.adapter_expr(plan, plan.adapter.actor_expr(w["actor"])) for w in ws]
+        # Every row that numbers into the tables is made before CI, CS and MV are written, in
+        # one order (the numbers, and so the module's text, are the same for the same run).
+        negatives = self.run.negatives
+        keeps = _nums(self.kept())
+        pre = _nums([self.state(w["pre_state"]) for w in ws])
+        post = _nums([self.state(w["post_state"]) for w in ws])
+        self.neg_post = _nums([self.state(c.post) for _, c in negatives] or [self.state({})])
+        msg = _nums([self.message(w.get("input")) for w in ws])
+        self.neg_msg = _nums([self.message(c.input) for _, c in negatives] or [self.message(None)])
+        return [
+            self.define("A", _seq([self.actions.index(w["action"]) + 1 for w in ws])),
+            self.define("Actor", gen._tuple(actors)),
+            self.define("CI", gen._tuple(list(self.items) or ["0"])),
+            self.define("CS", gen._tuple(list(self.states))),
+            self.define("MV", gen._tuple(list(self.messages))),
+            self.define("Msg", msg),
+            self.define("P", pre),
+            self.define("Q", post),
+            self.define("K", keeps),
+        ]
+
+    def gaps(self) -> list[str]:
+        plan, run, count = self.plan, self.run, self.count
+        views = [
+            "{" + ", ".join(quiet_views(plan, run.windows, self.previous, run, e)) + "}"
+            for e in range(1, count + 1)
+        ]
+        bound = [self.bound(e) for e in range(1, count + 1)]
+        return [
+            # A quiet gap's viewed variables the trace shows on both sides (whole, through the
+            # view).
+            self.define("QV", gen._tuple(views)),
+            self.define("Quiet", _flags(run.quiet)),
+            self.define("Lax", _flags(run.lax or [False] * count)),
+            self.define("Skip", _flags(run.skip)),
+            self.define("Fresh", _flags(run.fresh)),
+            self.define("Later", gen._tuple(self.later())),
+            self.define("Bound", _seq(bound)),
+            self.define("FirstBound", str(max(self.bound(e) for e in self.firsts))),
+        ]
+
+    def negatives(self) -> list[str]:
+        """The negatives' tables; their states and messages were numbered by `events`."""
+        plan, run = self.plan, self.run
+        neg_at: dict[int, list[int]] = {}
+        for k, (e, _case) in enumerate(run.negatives, 1):
+            neg_at.setdefault(e, []).append(k)
+        at = ["{" + ", ".join(map(str, neg_at.get(e, []))) + "}" for e in range(1, self.count + 1)]
+        actions = [str(self.actions.index(c.action) + 1) for _, c in run.negatives]
+        actors = [
+            gen.adapter_expr(plan, plan.adapter.actor_expr(c.actor)) for _, c in run.negatives
+        ]
+        return [
+            self.define("NegAt", gen._tuple(at)),
+            self.define("NQ", self.neg_post),
+            self.define("NA", gen._tuple(actions or ["0"])),
+            self.define("NActor", gen._tuple(actors or ["0"])),
+            self.define("NMsg", self.neg_msg),
+        ]
+
+    def bound(self, e: int) -> int:
+        run, bounds = self.run, self.bounds
         extra = run.logged[e - 1] if run.logged else 0
         free = min(bounds.free + extra, max(bounds.most, bounds.free))
         if run.skip[e - 1]:
             return free + bounds.resync
         return bounds.quiet if run.quiet[e - 1] else free
 
-    def flag(values: list[bool]) -> str:
-        return tup([str(v).upper() for v in values])
+    def kept(self) -> list[str]:
+        """Per event, the state a gap before it keeps. A gap keeps what the trace shows
+        unchanged across it; after an event the spec could not resynchronise at, the gap leads
+        to a later event instead, and the trace shows what changed by then in that event's
+        pre-state: it keeps nothing."""
+        run, ws, previous = self.run, self.run.windows, self.previous
+        far = run.far or [False] * self.count
+        return [
+            self.state(kept_slots(self.plan, ws[previous[e] - 1], ws[e - 1], run.skip[e - 1]))
+            if e in previous
+            and not far[e - 1]
+            and not (run.logged and run.logged[e - 1] and not run.quiet[e - 1])
+            else self.state({})
+            for e in range(1, self.count + 1)
+        ]
 
-    # Constraints, states and messages are written once each, in the tables CI (one constraint
-    # `<<var, partial?, key, value>>`), CS (a state: its constraints' numbers) and MV, and the
-    # per-event and per-negative tables give their numbers: a trace repeats its states (and the
-    # negatives their posts), and TLC's parser ran out of heap on etcd's 1,060 events written
-    # out in full (3.8 MB, 3,214 negatives), the run was cut and its traces ran again in halves.
-    items: dict[str, int] = {}
-    states: dict[str, int] = {}
-    messages: dict[str, int] = {}
+    def later(self) -> list[str]:
+        """Per event after which the trace may be picked up again, the events it may be picked
+        up at."""
+        run = self.run
+        far = run.far or [False] * self.count
+        by_event = {
+            e: "{" + ", ".join(map(str, events[p + 1 : p + 1 + JUMP_AHEAD])) + "}"
+            if far[e - 1]
+            else "{}"
+            for events in run.traces
+            for p, e in enumerate(events)
+        }
+        return [by_event[e] for e in range(1, self.count + 1)]
 
-    def ref(table: dict[str, int], text: str) -> str:
-        return str(table.setdefault(text, len(table) + 1))
+    def state(self, given: State) -> str:
+        numbers = [_ref(self.items, c) for c in gen.constraint_items(self.plan, given, set())]
+        return _ref(self.states, "<<" + ", ".join(numbers) + ">>")
 
-    def state(given: State) -> str:
-        numbers = [ref(items, c) for c in gen.constraint_items(plan, given, set())]
-        return ref(states, "<<" + ", ".join(numbers) + ">>")
+    def message(self, value: object) -> str:
+        return _ref(self.messages, to_tla(value) if value is not None else "0")
 
-    def nums(items: list[str]) -> str:
-        return "<<" + ", ".join(items) + ">>"
 
-    def message(value: object) -> str:
-        return ref(messages, to_tla(value) if value is not None else "0")
+def _ref(table: dict[str, int], text: str) -> str:
+    return str(table.setdefault(text, len(table) + 1))
 
-    firsts = [events[0] for events in run.traces]
-    previous = {e: events[p - 1] for events in run.traces for p, e in enumerate(events) if p}
-    far = run.far or [False] * count
-    # A gap keeps what the trace shows unchanged across it; after an event the spec could not
-    # resynchronise at, the gap leads to a later event instead, and the trace shows what changed
-    # by then in that event's pre-state: it keeps nothing.
-    kept = [
-        state(kept_slots(plan, ws[previous[e] - 1], ws[e - 1], run.skip[e - 1]))
-        if e in previous
-        and not far[e - 1]
-        and not (run.logged and run.logged[e - 1] and not run.quiet[e - 1])
-        else state({})
-        for e in range(1, count + 1)
-    ]
-    later = [
-        "{" + ", ".join(map(str, events[p + 1 : p + 1 + JUMP_AHEAD])) + "}" if far[e - 1] else "{}"
-        for events in run.traces
-        for p, e in enumerate(events)
-    ]
-    by_event = dict(zip([e for events in run.traces for e in events], later, strict=True))
-    pre = nums([state(w["pre_state"]) for w in ws])
-    post = nums([state(w["post_state"]) for w in ws])
-    keeps = nums(kept)
-    neg_post = nums([state(c.post) for _, c in run.negatives] or [state({})])
-    msg = nums([message(w.get("input")) for w in ws])
-    neg_msg = nums([message(c.input) for _, c in run.negatives] or [message(None)])
-    return [
-        f"{n(plan, 'NT')} == {len(run.traces)}",
-        f"{n(plan, 'First')} == <<{', '.join(map(str, firsts))}>>",
-        f"{n(plan, 'Last')} == <<{', '.join(str(events[-1]) for events in run.traces)}>>",
-        f"{n(plan, 'Tr')} == <<{', '.join(str(owner[e]) for e in range(1, count + 1))}>>",
-        f"{n(plan, 'Pos')} == <<{', '.join(str(position[e]) for e in range(1, count + 1))}>>",
-        f"{n(plan, 'A')} == <<{', '.join(str(actions.index(w['action']) + 1) for w in ws)}>>",
-        f"{n(plan, 'Actor')} == "
-        + tup([gen.adapter_expr(plan, plan.adapter.actor_expr(w["actor"])) for w in ws]),
-        f"{n(plan, 'CI')} == " + tup(list(items) or ["0"]),
-        f"{n(plan, 'CS')} == " + tup(list(states)),
-        f"{n(plan, 'MV')} == " + tup(list(messages)),
-        f"{n(plan, 'Msg')} == {msg}",
-        f"{n(plan, 'P')} == {pre}",
-        f"{n(plan, 'Q')} == {post}",
-        f"{n(plan, 'K')} == {keeps}",
-        # A quiet gap's viewed variables the trace shows on both sides (whole, through the view).
-        f"{n(plan, 'QV')} == "
-        + tup(
-            [
-                "{" + ", ".join(quiet_views(plan, ws, previous, run, e)) + "}"
-                for e in range(1, count + 1)
-            ]
-        ),
-        f"{n(plan, 'Quiet')} == {flag(run.quiet)}",
-        f"{n(plan, 'Lax')} == {flag(run.lax or [False] * count)}",
-        f"{n(plan, 'Skip')} == {flag(run.skip)}",
-        f"{n(plan, 'Fresh')} == {flag(run.fresh)}",
-        f"{n(plan, 'Later')} == " + tup([by_event[e] for e in range(1, count + 1)]),
-        f"{n(plan, 'Bound')} == <<{', '.join(str(bound(e)) for e in range(1, count + 1))}>>",
-        f"{n(plan, 'FirstBound')} == {max(bound(e) for e in firsts)}",
-        f"{n(plan, 'NegAt')} == "
-        + tup(["{" + ", ".join(map(str, neg_at.get(e, []))) + "}" for e in range(1, count + 1)]),
-        f"{n(plan, 'NQ')} == {neg_post}",
-        f"{n(plan, 'NA')} == "
-        + tup([str(actions.index(c.action) + 1) for _, c in run.negatives] or ["0"]),
-        f"{n(plan, 'NActor')} == "
-        + tup(
-            [gen.adapter_expr(plan, plan.adapter.actor_expr(c.actor)) for _, c in run.negatives]
-            or ["0"]
-        ),
-        f"{n(plan, 'NMsg')} == {neg_msg}",
-    ]
+
+def _nums(items: list[str]) -> str:
+    return "<<" + ", ".join(items) + ">>"
+
+
+def _seq(values: list[int]) -> str:
+    return "<<" + ", ".join(map(str, values)) + ">>"
+
+
+def _flags(values: list[bool]) -> str:
+    return gen._tuple([str(v).upper() for v in values])
 
 
 def quiet_views(

@@ -82,6 +82,21 @@ class Budget:
         return self.deadline - time.monotonic()
 
 
+@dataclass(frozen=True)
+class Checker:
+    """What every TLC run of one P3 check shares: the generated modules' plan, the spec, the
+    target actions that have windows (in the generated tables' order), and the check's budget
+    (its runs and work so far, which every run adds to)."""
+
+    plan: gen.Plan
+    spec: ParsedSpec
+    actions: list[str]
+    budget: Budget
+
+    def run(self, module: str, trusted: bool = False) -> ToolRun:
+        return run_module(self.plan, self.spec, module, self.budget, trusted=trusted)
+
+
 def run_module(
     plan: gen.Plan, spec: ParsedSpec, module: str, budget: Budget, trusted: bool = False
 ) -> ToolRun:

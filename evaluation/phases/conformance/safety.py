@@ -58,10 +58,19 @@ def safety_negative_cases(
         return []
     real_verdicts = verdicts[: len(states)]
     kept = [i for i in range(len(invariants)) if all(v[i] for v in real_verdicts)]
+    names = [invariants[i][0] for i in kept]
+    posts = [[verdict[i] for i in kept] for verdict in verdicts[len(states) :]]
+    return _breaking(candidates, names, posts)
+
+
+def _breaking(candidates: list[FairCase], names: list[str], posts: list[list[bool]]) -> list[Case]:
+    """The candidates whose post-state breaks one of the invariants `names` (which every real
+    state satisfies; `posts` holds each candidate's verdicts on them), at most SAFETY_PER_ACTION
+    per action, each with the reason it is a negative."""
     out: list[Case] = []
     per_action: dict[str, int] = {}
-    for case, verdict in zip(candidates, verdicts[len(states) :], strict=True):
-        broken = [invariants[i][0] for i in kept if not verdict[i]]
+    for case, holds in zip(candidates, posts, strict=True):
+        broken = [name for name, ok in zip(names, holds, strict=True) if not ok]
         if not broken or per_action.get(case.action, 0) >= SAFETY_PER_ACTION:
             continue
         per_action[case.action] = per_action.get(case.action, 0) + 1

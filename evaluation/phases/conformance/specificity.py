@@ -37,24 +37,29 @@ def of_action(action: str, negatives: list[Case], results: list[CaseResult]) -> 
             "checked": len(fair),
             "accepted": len(fair_accepted),
             "errors": sum(1 for _, r in fair if r.verdict == "error"),
-            "unevaluated": sum(
-                1 for c, r in fair if c.kind != SAFETY and r.verdict in ("undecided", "error")
-            ),
+            "unevaluated": _unevaluated(fair),
             "examples": [_fair_example(c) for c in fair_accepted[:EXAMPLES]],
         },
-        "by_family": {
-            kind: FamilyCount(
-                checked=sum(1 for c, _ in mine if c.kind == kind),
-                wrongly_accepted=sum(1 for c, r in mine if c.kind == kind and r.verdict == "pass"),
-                errors=sum(1 for c, r in mine if c.kind == kind and r.verdict == "error"),
-            )
-            for kind in (*FAIR_KINDS, *DIAGNOSTIC_KINDS)
-        },
+        "by_family": {kind: _family(kind, mine) for kind in (*FAIR_KINDS, *DIAGNOSTIC_KINDS)},
         "examples": [
             {"family": c.kind, "actor": c.actor, "pre_state": c.pre, "post_state": c.post}
             for c, _ in accepted[:EXAMPLES]
         ],
     }
+
+
+def _unevaluated(fair: list[tuple[Case, CaseResult]]) -> int:
+    """Fair negatives P3 could not decide (a safety negative's is not counted here)."""
+    return sum(1 for c, r in fair if c.kind != SAFETY and r.verdict in ("undecided", "error"))
+
+
+def _family(kind: str, mine: list[tuple[Case, CaseResult]]) -> FamilyCount:
+    verdicts = [r.verdict for c, r in mine if c.kind == kind]
+    return FamilyCount(
+        checked=len(verdicts),
+        wrongly_accepted=verdicts.count("pass"),
+        errors=verdicts.count("error"),
+    )
 
 
 def _fair_example(case: FairCase) -> FairExample:

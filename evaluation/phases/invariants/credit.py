@@ -48,7 +48,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import NamedTuple, cast
 
-from evaluation.details import ConformanceDetails, InvariantDetails
+from evaluation.details import ConformanceDetails, InvariantCredit, InvariantDetails
 from evaluation.inputs.adapter_check import identifiers
 from evaluation.inputs.contracts import Adapter, Contract
 from evaluation.phases.conformance.vocab import schema_vocab
@@ -198,7 +198,73 @@ def apply(
     corpus = Corpus.read(windows, contract) if contract.has_traces else None
     targets = plan(contract, corpus)
     actors = corpus.actor_targets() if corpus is not None else {}
-    wanted = {i.name for i in holding}
+    reach = _reach(spec, contract, adapter, {i.name for i in holding}, targets, actors)
+    idle = sorted(a for a, group in actors.items() if not any(t in reach.reached for t in group))
+    evidence = _Evidence(
+        contract,
+        corpus,
+        conformance,
+        targets,
+        reach,
+        withheld=_withheld(conformance, contract) or _idle(idle, actors, reach),
+        rates=_pass_rates(conformance),
+        unspecific=_unspecific(conformance) if corpus is not None else {},
+    )
+    reasons: dict[str, str] = {}
+    earned: dict[str, float] = {}
+    for inv in holding:
+        earned[inv.name], unearned = evidence.judge(inv.name)
+        if unearned:
+            inv.verdict, inv.credit, inv.reason = "error", unearned.credit, unearned.reason
+            reasons[inv.name] = unearned.reason
+    holds = sum(1 for i in outcome.invariants if i.verdict == "holds")
+    if outcome.score is not None and outcome.invariants:
+        outcome.score = round(sum(earned.values()) / len(outcome.invariants), 6)
+    details = _invariant_details(outcome)
+    details["holds"] = holds
+    details["credit"] = _credit_details(evidence, reasons, earned, idle, started)
+    outcome.duration_seconds = round(outcome.duration_seconds + time.monotonic() - started, 3)
+    return outcome
+
+
+def _credit_details(
+    evidence: _Evidence,
+    reasons: dict[str, str],
+    earned: dict[str, float],
+    idle: list[str],
+    started: float,
+) -> InvariantCredit:
+    return {
+        "rule": (
+            "an invariant that holds is credited only if the spec's behaviour within P2's bound "
+            "reaches what it constrains (a1, a2) with every actor the traces show acting, the "
+            "actions that change what it reads accept no fair negative window in P3 (b), and P3 "
+            "ran to the end; it then earns the mean P3 pass rate of those actions (c)"
+        ),
+        "windows_rule": evidence.corpus is not None,
+        "reached": sorted(t.text() for t in evidence.reach.reached),
+        "not_reached": sorted(t.text() for t in evidence.reach.unreached),
+        "region": evidence.reach.region,
+        "undetermined": evidence.reach.undetermined,
+        "runs": evidence.reach.runs,
+        "withdrawn": reasons,
+        "earned": {name: round(value, 6) for name, value in earned.items()},
+        "idle_actors": idle,
+        "withheld": evidence.withheld,
+        "seconds": round(time.monotonic() - started, 3),
+    }
+
+
+def _reach(
+    spec: ParsedSpec,
+    contract: Contract,
+    adapter: Adapter,
+    wanted: set[str],
+    targets: Plan,
+    actors: dict[str, list[Target]],
+) -> Reach:
+    """What the spec's behaviour reaches of the targets the holding invariants (`wanted`) and
+    the traces' actors need; the measure stops once nothing needed is left."""
     needed = [
         t for name in wanted for t in targets.all_of.get(name, []) + targets.any_of.get(name, [])
     ]
@@ -208,54 +274,40 @@ def apply(
         idle = {t for g in actors.values() if not any(t in reached for t in g) for t in g}
         return targets.still_needed(wanted, reached) | idle
 
-    reach = measure(spec, contract, adapter, sorted(set(needed), key=Target.text), still_needed)
-    idle = sorted(a for a, group in actors.items() if not any(t in reach.reached for t in group))
-    withheld = _withheld(conformance, contract) or _idle(idle, actors, reach)
-    rates = _pass_rates(conformance)
-    unspecific = _unspecific(conformance) if corpus is not None else {}
-    reasons: dict[str, str] = {}
-    earned: dict[str, float] = {}
-    for inv in holding:
-        definition = next(i.definition for i in contract.invariants if i.name == inv.name)
-        unearned = _vacuity(inv.name, targets, reach) or _unspecific_reason(
-            _specificity(definition, contract, corpus, conformance, unspecific) or withheld
+    return measure(spec, contract, adapter, sorted(set(needed), key=Target.text), still_needed)
+
+
+@dataclass(frozen=True)
+class _Evidence:
+    """What an invariant's credit is decided from: what the spec's behaviour reached, what P3
+    found, and why no invariant can earn (`withheld`, "" when one can)."""
+
+    contract: Contract
+    corpus: Corpus | None
+    conformance: PhaseOutcome | None
+    targets: Plan
+    reach: Reach
+    withheld: str
+    rates: dict[str, float | None]
+    unspecific: dict[str, str]
+
+    def judge(self, name: str) -> tuple[float, Withdrawal | None]:
+        """The invariant's earned share, and why it earns nothing when it does not."""
+        contract = self.contract
+        definition = next(i.definition for i in contract.invariants if i.name == name)
+        unearned = _vacuity(name, self.targets, self.reach) or _unspecific_reason(
+            _specificity(definition, contract, self.corpus, self.conformance, self.unspecific)
+            or self.withheld
         )
-        share = 0.0 if unearned else _share(definition, contract, corpus, rates)
-        if not unearned and share <= 0:
-            unearned = _unspecific_reason(
-                f"{UNSPECIFIC}: the actions that change what it reads passed no window in P3 "
-                "(undecided windows count as not passed): its holding is no fact about the system"
-            )
-        earned[inv.name] = share
         if unearned:
-            inv.verdict, inv.credit, inv.reason = "error", unearned.credit, unearned.reason
-            reasons[inv.name] = unearned.reason
-    holds = sum(1 for i in outcome.invariants if i.verdict == "holds")
-    if outcome.score is not None and outcome.invariants:
-        outcome.score = round(sum(earned.values()) / len(outcome.invariants), 6)
-    details = _invariant_details(outcome)
-    details["holds"] = holds
-    details["credit"] = {
-        "rule": (
-            "an invariant that holds is credited only if the spec's behaviour within P2's bound "
-            "reaches what it constrains (a1, a2) with every actor the traces show acting, the "
-            "actions that change what it reads accept no fair negative window in P3 (b), and P3 "
-            "ran to the end; it then earns the mean P3 pass rate of those actions (c)"
-        ),
-        "windows_rule": corpus is not None,
-        "reached": sorted(t.text() for t in reach.reached),
-        "not_reached": sorted(t.text() for t in reach.unreached),
-        "region": reach.region,
-        "undetermined": reach.undetermined,
-        "runs": reach.runs,
-        "withdrawn": reasons,
-        "earned": {name: round(value, 6) for name, value in earned.items()},
-        "idle_actors": idle,
-        "withheld": withheld,
-        "seconds": round(time.monotonic() - started, 3),
-    }
-    outcome.duration_seconds = round(outcome.duration_seconds + time.monotonic() - started, 3)
-    return outcome
+            return 0.0, unearned
+        share = _share(definition, contract, self.corpus, self.rates)
+        if share > 0:
+            return share, None
+        return share, _unspecific_reason(
+            f"{UNSPECIFIC}: the actions that change what it reads passed no window in P3 "
+            "(undecided windows count as not passed): its holding is no fact about the system"
+        )
 
 
 def _withheld(conformance: PhaseOutcome | None, contract: Contract) -> str:
