@@ -1,5 +1,7 @@
-"""The board cache on Redis is shared by every process: an edit made in another process that
-marks the board (as the admin and Run.finish do) is seen by the next request here at once."""
+"""Every process sees every other's edits: an edit made in another process that marks the board
+(as the admin and Run.finish do) is seen by the next request here at once (the stored scope's
+version moves, and a process keeps computed boards under that version), with Redis as the
+shared cache of the pages or without an answering Redis."""
 
 import os
 import subprocess

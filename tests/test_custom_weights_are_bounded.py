@@ -38,8 +38,10 @@ class CustomWeightsTest(WorldTestCase):
         board = get_board(weights(0).split(","))
         self.assertIsNone(cache.get(board.key))
         self.assertLessEqual(len(boards._CUSTOM_BOARDS._items), boards.CUSTOM_BOARDS_KEPT)
-        # The default board is still shared.
-        self.assertIsNotNone(cache.get(get_board().key))
+        # No computed board is in the shared cache, the default one neither: a process keeps
+        # its own (docs/decisions/0026-stored-board-and-paging.md).
+        self.assertIsNone(cache.get(get_board().key))
+        self.assertIs(get_board(), get_board())
 
     def test_a_custom_board_has_the_figures_of_a_fresh_computation(self):
         w = ["0", "1", "0", "0"]

@@ -31,8 +31,11 @@ from leaderboard.board.memo import LocalMemo
 from leaderboard.board.policy import DEFAULT_POLICY, DEFAULT_TABLE, MEAN, SITE
 from leaderboard.models import Release, Task
 
+# Computed boards are kept per process only, never in the shared cache: a process computes a
+# board once per version of its scope (docs/decisions/0026-stored-board-and-paging.md, "What
+# each cache buys": 311 ms at 1,000 models, against 95 ms to unpickle it from Redis, both
+# within the cold goal of 500 ms; the warm request is the memo's, 34 ms).
 _LOCAL_BOARDS = LocalMemo()
-_CACHE_SECONDS = 600
 # Boards under a visitor's own weights: any number of weight vectors can be asked for, so they
 # are kept here only, at most this many per process, and never in the shared cache, whose Redis
 # also holds the job queue (docs/decisions/0029-abuse-bounds.md: one key per ?w= value piled up
@@ -97,16 +100,17 @@ def board_of_scope(
 
 
 def forget_cached_boards() -> None:
-    """Drop this process's boards and the shared cache's: what a bench does to time a cold
-    board (the stored cells stay; only the computed boards go)."""
+    """Drop this process's boards and what the shared cache holds of the pages (rows, charts,
+    the featured comparison): what a bench does to time a cold board (the stored cells stay;
+    only what is computed from them goes)."""
     _LOCAL_BOARDS.clear()
     _CUSTOM_BOARDS.clear()
     store.forget_stored_runs()
     cache.clear()
 
 
-# The columns a cached Board has: a board cached by code with fewer (before the strict figure)
-# must not be read by code that expects them, so the layout is part of the key.
+# The columns a computed Board has; part of the key (the rows, charts and featured comparison
+# the shared cache keeps under it were made from a board of this layout).
 BOARD_LAYOUT = 2
 
 
@@ -127,7 +131,7 @@ def get_board(
     normalised = table_weights(weights, published)
     scope = store.scope_of(release)
     # The scope's version moves with every change to its cells, in whatever process made it,
-    # so a cached board (shared or per process) is never older than the stored cells.
+    # so a board kept by any process is never older than the stored cells.
     version = store.ensure(scope)
     parts = f"{BOARD_LAYOUT}:{scope}:{version}:{normalised}:{policy}:{published}"
     key = "board:" + hashlib.sha256(parts.encode()).hexdigest()
@@ -138,7 +142,7 @@ def get_board(
             return found
         if before_computing is not None:
             before_computing()
-    board: Board | None = None if custom else _LOCAL_BOARDS.get(key) or cache.get(key)
+    board: Board | None = None if custom else _LOCAL_BOARDS.get(key)
     if board is None:
         board = board_of_scope(scope, normalised, policy, published, version)
         board.key = key
@@ -147,6 +151,5 @@ def get_board(
         if custom:
             _CUSTOM_BOARDS.set(key, board)
             return board
-        cache.set(key, board, _CACHE_SECONDS)
     _LOCAL_BOARDS.set(key, board)
     return board

@@ -1,8 +1,8 @@
-"""A small per-process memo in front of the shared cache, for values whose cache key already
-names their version (the board's key holds its stored scope's version, leaderboard/board/store.py).
+"""A small per-process memo for values whose key already names their version (the board's key
+holds its stored scope's version, leaderboard/board/store.py).
 
-Reading a board from the shared cache unpickles its DataFrames on every request (tens of
-milliseconds for a hundred models); a process keeps the few it served last instead. A stale copy
+Computed boards are kept here and nowhere else: a process keeps the few it served last, and
+computes a board once per version (docs/decisions/0026-stored-board-and-paging.md). A stale copy
 cannot be served: once the scope's version moves, the key is new.
 """
 
