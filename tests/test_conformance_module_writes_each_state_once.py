@@ -10,8 +10,7 @@ import pytest
 from django.conf import settings
 
 from evaluation.inputs.contracts import Traces, load_contract
-from evaluation.phases.conformance import check_conformance
-from evaluation.phases.conformance import follow as follow_module
+from evaluation.phases.conformance import check_conformance, runner
 from evaluation.windows import cut_windows
 from tests.reference_support import read_reference
 
@@ -36,13 +35,13 @@ def test_each_state_is_written_once_and_the_reference_still_follows(monkeypatch)
     one = replace(contract, traces=Traces("etcd", ("traces/etcd/harness/election-3.ndjson",)))
     windows = cut_windows(one, settings.SYSMOBENCH_DATA_DIR)
     modules: list[str] = []
-    real = follow_module.run_module
+    real = runner.run_module
 
     def keep(plan, spec, module, budget, trusted=False):
         modules.append(module)
         return real(plan, spec, module, budget, trusted)
 
-    monkeypatch.setattr(follow_module, "run_module", keep)
+    monkeypatch.setattr(runner, "run_module", keep)
     outcome = check_conformance(read_reference("etcd", "etcdraft.tla"), contract, windows)
     assert outcome.score == 1.0
     states = _table(modules[0], "CS")

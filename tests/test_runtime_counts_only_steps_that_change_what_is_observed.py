@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from evaluation.inputs.contracts import make_contract
 from evaluation.phases.runtime import NO_CHANGE, check_runtime, runtime_passed
 from evaluation.pipeline import score_spec
 from tests.conformance_support import replace_once, spin, spin_spec, spin_windows
@@ -141,7 +142,7 @@ Next == \/ /\ x < 2
 
 
 def test_the_watch_keeps_layout_sensitive_lists_as_they_were():
-    contract = {"module": "layout", "deadlock": "allowed"}
+    contract = make_contract(module="layout")
     outcome = check_runtime(LAYOUT, contract)
     assert outcome.status == "ran", outcome.details.get("error")
     fired = {a.detail["line"]: (a.passed, a.detail["generated"]) for a in outcome.actions}
