@@ -199,20 +199,20 @@ class Phase:
     absent: Callable[[ScoringContext], str] = lambda ctx: ""
 
 
-def _syntax_blocks(outcome: PhaseOutcome) -> str:
-    if syntax.syntax_passed(outcome):
-        return ""
-    if outcome.status == "ran":
-        return "the module does not parse (P1 < 1)"
-    return f"the syntax check ended with status {outcome.status}"
+def _blocks_unless(
+    passed: Callable[[PhaseOutcome], bool], failed: str, check: str, note: str = ""
+) -> Callable[[PhaseOutcome], str]:
+    """A phase's `blocks`: "" when `passed`, `failed` when it ran and did not pass, else the
+    status it ended with."""
 
+    def blocks(outcome: PhaseOutcome) -> str:
+        if passed(outcome):
+            return ""
+        if outcome.status == "ran":
+            return failed
+        return f"the {check} check ended with status {outcome.status}{note}"
 
-def _runtime_blocks(outcome: PhaseOutcome) -> str:
-    if runtime.runtime_passed(outcome):
-        return ""
-    if outcome.status == "ran":
-        return "no action of Next fired without an error (P2 = 0)"
-    return f"the runtime check ended with status {outcome.status} (P2 = 0)"
+    return blocks
 
 
 def _no_traces(ctx: ScoringContext) -> str:
@@ -231,12 +231,22 @@ def _invariants_with_credit(ctx: ScoringContext) -> PhaseOutcome:
 # The official order (docs/BENCHMARK_RULES.md §1): TLC runs only a module that parses, and P3
 # and P4 need an action that fires.
 PHASE_TABLE: tuple[Phase, ...] = (
-    Phase("syntax", (), lambda ctx: syntax.check_syntax(ctx.spec, ctx.contract), _syntax_blocks),
+    Phase(
+        "syntax",
+        (),
+        lambda ctx: syntax.check_syntax(ctx.spec, ctx.contract),
+        _blocks_unless(syntax.syntax_passed, "the module does not parse (P1 < 1)", "syntax"),
+    ),
     Phase(
         "runtime",
         ("syntax",),
         lambda ctx: runtime.check_runtime(ctx.spec, ctx.contract, adapter=ctx.adapter),
-        _runtime_blocks,
+        _blocks_unless(
+            runtime.runtime_passed,
+            "no action of Next fired without an error (P2 = 0)",
+            "runtime",
+            " (P2 = 0)",
+        ),
     ),
     Phase(
         "conformance",

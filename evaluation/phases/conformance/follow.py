@@ -24,7 +24,7 @@ halves (down to one trace), and a trace whose own run is cut gets an error on ev
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -175,23 +175,24 @@ class _Following:
         for k in chosen:
             _give_up(self.out, self.state[k], why, hint=hint)
 
-    def _run_of(self, chosen: list[int], local: list[int], negatives: list[int]) -> FollowRun:
+    def _run_of(
+        self, chosen: list[int], local: list[int], renumber: dict[int, int], negatives: list[int]
+    ) -> FollowRun:
         state = self.state
 
-        def anywhere(marks: str) -> list[bool]:
-            return [any(e in getattr(state[k], marks) for k in chosen) for e in local]
+        def anywhere(marked: Callable[[_Trace], set[int]]) -> list[bool]:
+            return [any(e in marked(state[k]) for k in chosen) for e in local]
 
-        renumber = {e: j for j, e in enumerate(local, 1)}
         return FollowRun(
             traces=[[renumber[e] for e in state[k].events] for k in chosen],
             windows=[self.windows[self.order[e - 1]] for e in local],
             quiet=[self.quiet[e - 1] for e in local],
-            skip=anywhere("skip"),
-            fresh=anywhere("fresh"),
+            skip=anywhere(lambda tr: tr.skip),
+            fresh=anywhere(lambda tr: tr.fresh),
             negatives=[(renumber[self.negs[n - 1][0]], self.negs[n - 1][1]) for n in negatives],
             lax=[self.lax[e - 1] for e in local],
             logged=[self.logged[e - 1] for e in local],
-            far=anywhere("far"),
+            far=anywhere(lambda tr: tr.far),
         )
 
     def one_run(self, chosen: list[int]) -> list[list[int]]:
@@ -202,7 +203,7 @@ class _Following:
         renumber = {e: j for j, e in enumerate(local, 1)}
         # This run's negatives: (its number in the run, its number in the check).
         mine = [k for k, (e, _) in enumerate(self.negs, 1) if e in renumber]
-        follow_run = self._run_of(chosen, local, mine)
+        follow_run = self._run_of(chosen, local, renumber, mine)
         # The registers only where nothing a submitter wrote (the adapter's expressions, refused
         # already when they name TLCSet) brings TLCSet into the module.
         actions = checker.actions

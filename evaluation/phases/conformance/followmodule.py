@@ -34,6 +34,7 @@ next event in it, `_g` the steps taken since the last event.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from evaluation.phases.conformance import generator as gen
@@ -122,6 +123,7 @@ class _Tables:
         self.states: dict[str, int] = {}
         self.messages: dict[str, int] = {}
         self.neg_post = self.neg_msg = ""  # numbered by `events`, with every other row
+        self.far = run.far or [False] * self.count
         self.firsts = [events[0] for events in run.traces]
         self.previous = {
             e: events[p - 1] for events in run.traces for p, e in enumerate(events) if p
@@ -148,12 +150,12 @@ class _Tables:
         # Every row that numbers into the tables is made before CI, CS and MV are written, in
         # one order (the numbers, and so the module's text, are the same for the same run).
         negatives = self.run.negatives
-        keeps = _nums(self.kept())
-        pre = _nums([self.state(w["pre_state"]) for w in ws])
-        post = _nums([self.state(w["post_state"]) for w in ws])
-        self.neg_post = _nums([self.state(c.post) for _, c in negatives] or [self.state({})])
-        msg = _nums([self.message(w.get("input")) for w in ws])
-        self.neg_msg = _nums([self.message(c.input) for _, c in negatives] or [self.message(None)])
+        keeps = _seq(self.kept())
+        pre = _seq([self.state(w["pre_state"]) for w in ws])
+        post = _seq([self.state(w["post_state"]) for w in ws])
+        self.neg_post = _seq([self.state(c.post) for _, c in negatives] or [self.state({})])
+        msg = _seq([self.message(w.get("input")) for w in ws])
+        self.neg_msg = _seq([self.message(c.input) for _, c in negatives] or [self.message(None)])
         return [
             self.define("A", _seq([self.actions.index(w["action"]) + 1 for w in ws])),
             self.define("Actor", gen._tuple(actors)),
@@ -173,6 +175,7 @@ class _Tables:
             for e in range(1, count + 1)
         ]
         bound = [self.bound(e) for e in range(1, count + 1)]
+        first_bound = max(bound[e - 1] for e in self.firsts)
         return [
             # A quiet gap's viewed variables the trace shows on both sides (whole, through the
             # view).
@@ -183,7 +186,7 @@ class _Tables:
             self.define("Fresh", _flags(run.fresh)),
             self.define("Later", gen._tuple(self.later())),
             self.define("Bound", _seq(bound)),
-            self.define("FirstBound", str(max(self.bound(e) for e in self.firsts))),
+            self.define("FirstBound", str(first_bound)),
         ]
 
     def negatives(self) -> list[str]:
@@ -218,8 +221,7 @@ class _Tables:
         unchanged across it; after an event the spec could not resynchronise at, the gap leads
         to a later event instead, and the trace shows what changed by then in that event's
         pre-state: it keeps nothing."""
-        run, ws, previous = self.run, self.run.windows, self.previous
-        far = run.far or [False] * self.count
+        run, ws, previous, far = self.run, self.run.windows, self.previous, self.far
         return [
             self.state(kept_slots(self.plan, ws[previous[e] - 1], ws[e - 1], run.skip[e - 1]))
             if e in previous
@@ -232,8 +234,7 @@ class _Tables:
     def later(self) -> list[str]:
         """Per event after which the trace may be picked up again, the events it may be picked
         up at."""
-        run = self.run
-        far = run.far or [False] * self.count
+        run, far = self.run, self.far
         by_event = {
             e: "{" + ", ".join(map(str, events[p + 1 : p + 1 + JUMP_AHEAD])) + "}"
             if far[e - 1]
@@ -255,12 +256,8 @@ def _ref(table: dict[str, int], text: str) -> str:
     return str(table.setdefault(text, len(table) + 1))
 
 
-def _nums(items: list[str]) -> str:
-    return "<<" + ", ".join(items) + ">>"
-
-
-def _seq(values: list[int]) -> str:
-    return "<<" + ", ".join(map(str, values)) + ">>"
+def _seq(items: Iterable[object]) -> str:
+    return "<<" + ", ".join(map(str, items)) + ">>"
 
 
 def _flags(values: list[bool]) -> str:
