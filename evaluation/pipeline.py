@@ -47,7 +47,9 @@ from evaluation.windows.window import Window
 # The version of the scoring rules, recorded in every run's fingerprint: a change that can move
 # a verdict or a score gets a new one. What each version changed, and why: CHANGELOG.md. Runs
 # keep the rules of the version they were scored under.
-SCORER_VERSION = "3.2.0"
+# 3.3.0: an event (and a negative) is taken by a step of the mapped action that is also a step
+# of the spec's Next, unless it carries the trace's message (docs/decisions/0037).
+SCORER_VERSION = "3.3.0"
 
 
 class PhaseCrashed(RuntimeError):

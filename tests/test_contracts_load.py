@@ -202,6 +202,28 @@ def test_trace_path_must_stay_inside_its_base_folder(tmp_path, path):
     assert f"traces.paths[0]: {path!r} must stay inside its base folder" in message
 
 
+@pytest.mark.parametrize(
+    "heldout, expected",
+    [
+        ({"format": "asterinas-spin"}, "traces.heldout: must be a list of {format, paths}"),
+        ([{"format": "asterinas-spin"}], "traces.heldout[0]: missing field(s) paths"),
+        (
+            [{"format": "asterinas-spin", "paths": ["../x/*.jsonl"]}],
+            "traces.heldout[0].paths[0]: '../x/*.jsonl' must stay inside its base folder",
+        ),
+    ],
+)
+def test_held_out_layouts_are_checked_like_the_public_one(tmp_path, heldout, expected):
+    message = _error(tmp_path, lambda d: d["traces"].update(heldout=heldout))
+    assert expected in message
+
+
+def test_the_public_layout_comes_first_and_the_held_out_ones_after():
+    layouts = load_contract("spin").traces.layouts()
+    assert [layout.format for layout in layouts] == ["spin-windows", "asterinas-spin"]
+    assert load_contract("mutex").traces.layouts()[1:] == ()
+
+
 def test_version_covers_the_description(tmp_path):
     root = _copy_spin(tmp_path, lambda d: None)
     before = load_contract("spin", root).version

@@ -138,6 +138,14 @@ class ConformanceConstant:
 
 
 @dataclass(frozen=True)
+class TraceLayout:
+    """Trace files of one format under a folder (globs, relative to the folder)."""
+
+    format: str
+    paths: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Traces:
     format: str
     paths: tuple[str, ...]
@@ -147,6 +155,14 @@ class Traces:
     # Actor ids the system treats alike (threads of a lock): P3 also checks each trace with its
     # ids permuted (`windows/symmetry.py`). Empty: the actors are not declared symmetric.
     symmetric_actors: tuple[str, ...] = ()
+    # Further layouts a held-out folder may hold besides the public one: what our harnesses
+    # write where the public traces come from elsewhere (spin's public windows are SysMoBench's,
+    # its held-out traces are made by harnesses/asterinas; docs/decisions/0012).
+    heldout_layouts: tuple[TraceLayout, ...] = ()
+
+    def layouts(self) -> tuple[TraceLayout, ...]:
+        """The public layout first, then the held-out folder's other ones."""
+        return (TraceLayout(self.format, self.paths), *self.heldout_layouts)
 
 
 @dataclass(frozen=True)
@@ -610,22 +626,43 @@ def _traces(r: _Reader, data: dict[str, Any]) -> tuple[Traces | None, str]:
         return None, r.string(reason, "no_traces_reason")
     if reason:
         r.fail("no_traces_reason", "given although traces are set")
-    spec = r.mapping(value, "traces", ("format", "paths"), ("source", "symmetric_actors"))
-    paths = r.strings(spec["paths"], "traces.paths")
-    if not paths:
-        r.fail("traces.paths", "no paths")
+    spec = r.mapping(
+        value, "traces", ("format", "paths"), ("source", "symmetric_actors", "heldout")
+    )
+    layout = _layout(r, spec, "traces")
     source = spec.get("source", "data")
     if source not in TRACE_SOURCES:
         r.fail("traces.source", f"{source!r} is not one of {', '.join(TRACE_SOURCES)}")
-    for i, path in enumerate(paths):
-        if Path(path).is_absolute() or ".." in Path(path).parts:
-            r.fail(f"traces.paths[{i}]", f"{path!r} must stay inside its base folder")
-    fmt = r.string(spec["format"], "traces.format")
     symmetric = r.strings(spec.get("symmetric_actors") or [], "traces.symmetric_actors")
     if len(set(symmetric)) != len(symmetric) or len(symmetric) == 1:
         r.fail("traces.symmetric_actors", "needs two or more distinct actor ids")
-    traces = Traces(format=fmt, paths=paths, source=source, symmetric_actors=tuple(symmetric))
+    extra = spec.get("heldout") or []
+    if not isinstance(extra, list):
+        r.fail("traces.heldout", "must be a list of {format, paths}")
+    heldout = tuple(
+        _layout(
+            r, r.mapping(item, f"traces.heldout[{i}]", ("format", "paths")), f"traces.heldout[{i}]"
+        )
+        for i, item in enumerate(extra)
+    )
+    traces = Traces(
+        format=layout.format,
+        paths=layout.paths,
+        source=source,
+        symmetric_actors=tuple(symmetric),
+        heldout_layouts=heldout,
+    )
     return traces, ""
+
+
+def _layout(r: _Reader, spec: dict[str, Any], where: str) -> TraceLayout:
+    paths = r.strings(spec["paths"], f"{where}.paths")
+    if not paths:
+        r.fail(f"{where}.paths", "no paths")
+    for i, path in enumerate(paths):
+        if Path(path).is_absolute() or ".." in Path(path).parts:
+            r.fail(f"{where}.paths[{i}]", f"{path!r} must stay inside its base folder")
+    return TraceLayout(r.string(spec["format"], f"{where}.format"), paths)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -8,8 +8,10 @@ next event in it, `_g` the steps taken since the last event.
 - Init: the spec's Init (the adapter's), `_t = 0`, `_i = 1`, `_g = 0`. No state is built from a
   window: every state is one the spec reaches by its own steps.
 - Take(e): event e (trace `_t`, position `_i`) as one step of its mapped action, with the actor
-  and message bound: the projection shows the event's pre-state before and its post-state after;
-  the nonce-tagged `v` print is the last conjunct, so it prints only for a real successor.
+  and message bound: the projection shows the event's pre-state before and its post-state after,
+  and the step is one of the spec's Next (`Spec`; an event that carries the trace's message is
+  taken by its mapped action alone: docs/decisions/0037-events-are-steps-of-next.md); the
+  nonce-tagged `v` print is the last conjunct, so it prints only for a real successor.
 - Gap: one step of the spec's Next, at most `Bound(e)` of them before event e. Every gap step
   keeps each slot (variable, or key of a function) that the previous event's post-state and
   this event's pre-state both give with the same value: what the trace observed unchanged. In
@@ -26,8 +28,8 @@ next event in it, `_g` the steps taken since the last event.
   which must still be taken by its own action. It prints `j` with f. The events between are
   not decided.
 - Neg(e): for each negative attached to event e (its pre-state is the event's), the negative's
-  action (with its actor and message) from a state showing the event's pre-state to the
-  negative's post-state prints `n` and then is FALSE (adds no state).
+  action (with its actor and message; a step of Next as in Take) from a state showing the
+  event's pre-state to the negative's post-state prints `n` and then is FALSE (adds no state).
 - Show(e): at a skipped event whose failure is new, each state showing the pre-state is
   printed (`f`) for the diagnosis, and adds no state.
 """
@@ -163,6 +165,9 @@ class _Tables:
             self.define("CS", gen._tuple(list(self.states))),
             self.define("MV", gen._tuple(list(self.messages))),
             self.define("Msg", msg),
+            # An event that carries the trace's message is taken by its mapped action with that
+            # message bound; the others must be steps of Next too (`Spec`, see `_operators`).
+            self.define("Carried", _flags([w.get("input") is not None for w in ws])),
             self.define("P", pre),
             self.define("Q", post),
             self.define("K", keeps),
@@ -206,6 +211,9 @@ class _Tables:
             self.define("NA", gen._tuple(actions or ["0"])),
             self.define("NActor", gen._tuple(actors or ["0"])),
             self.define("NMsg", self.neg_msg),
+            self.define(
+                "NCarried", _flags([c.input is not None for _, c in run.negatives] or [False])
+            ),
         ]
 
     def bound(self, e: int) -> int:
@@ -363,6 +371,10 @@ def _operators(plan: gen.Plan, run: FollowRun, actions: list[str], registers: bo
                 f"{n(plan, 'More')} == TRUE",
             ]
         ),
+        # A step of the spec's behaviour: the mapped action's step must also be one of Next
+        # (or leave the spec's variables as they are). An operator the spec never lets act
+        # (a thread its Next leaves out) takes no event and accepts no negative.
+        f"{n(plan, 'Spec')} == ({plan.next}) \\/ UNCHANGED <<{spec_vars}>>",
         f"{n(plan, 'Do')}({e}) == CASE {arms}",
         f"{n(plan, 'NDo')}({k}) == CASE {neg_arms}",
         f"{n(plan, 'Pre')}({e}) == {_holds(plan, n(plan, 'P'), e, False)}",
@@ -384,6 +396,7 @@ def _operators(plan: gen.Plan, run: FollowRun, actions: list[str], registers: bo
         f"  /\\ {n(plan, 'From')}({e})",
         f"  /\\ {n(plan, 'Do')}({e})",
         f"  /\\ {n(plan, 'Post')}({e})",
+        f"  /\\ IF {n(plan, 'Carried')}[{e}] THEN TRUE ELSE {n(plan, 'Spec')}",
         f"  /\\ {n(plan, 'Moved')}({e})",
         f"  /\\ {n(plan, 'Once')}({TAGS['v']}, {e})",
         f"{n(plan, 'Resync')}({e}) ==",
@@ -410,6 +423,7 @@ def _operators(plan: gen.Plan, run: FollowRun, actions: list[str], registers: bo
         f"  /\\ \\E {k} \\in {n(plan, 'NegAt')}[{e}] :",
         f"       /\\ {n(plan, 'NDo')}({k})",
         f"       /\\ {n(plan, 'NPost')}({k})",
+        f"       /\\ IF {n(plan, 'NCarried')}[{k}] THEN TRUE ELSE {n(plan, 'Spec')}",
         f'       /\\ PrintT(<<"{plan.nonce}n", {k}>>)',
         "       /\\ FALSE",
         # A state at the event's position that shows its pre-state (`p`); and, at a skipped

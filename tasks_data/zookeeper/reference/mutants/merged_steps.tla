@@ -119,9 +119,11 @@ Decided(s) ==
   /\ recvVotes[s][s] = votedFor[s]
   /\ IsQuorum(Agree(recvVotes[s], votedFor[s]))
 
-\* The model's timing assumption, which FastLeaderElection's final wait is there for: every
-\* better vote of the round reaches s before it decides. Without it two servers can lead in
-\* one round (Zab's epoch agreement, outside this scope, then stops one of them).
+\* The model's timing assumption for a server that follows, which FastLeaderElection's final
+\* wait is there for: every better vote of the round reaches s before it decides. A server
+\* that decides for itself is not held to it: the newer-zxid traces show one leading while a
+\* better vote of its round was on the way, beside another leader of that round (Zab's epoch
+\* agreement, outside this scope, then stops one of them).
 NoBetterVoteInRound(s) ==
   \A j \in Server :
     currentEpoch[j] = currentEpoch[s] =>
@@ -240,7 +242,8 @@ Next ==
   \/ /\ \A j \in Server : currentEpoch[j] > 0
      /\ \E s, j \in Server : HandleNotification(s, Msg(j, s)) /\ vars' # vars
   \/ \E s \in Server :
-       NoBetterVoteInRound(s) /\ (BecomeLeader(s) \/ BecomeFollower(s) \/ FollowedBriefly(s))
+       \/ BecomeLeader(s)
+       \/ NoBetterVoteInRound(s) /\ (BecomeFollower(s) \/ FollowedBriefly(s))
   \/ \E s \in Server : BecomeLooking(s) \/ Synced(s) \/ StartPeer(s)
 
 Spec == Init /\ [][Next]_vars /\ WF_vars(Next)
