@@ -19,7 +19,7 @@ from evaluation.inputs.contracts import load_contract
 from evaluation.phases import conformance, heldout
 from evaluation.pipeline import score_spec
 from evaluation.textreport import render
-from evaluation.windows import cut_windows
+from evaluation.windows import WindowFormatError, cut_windows, stored
 from evaluation.windows.heldout import cut_heldout
 from tests.heldout_support import (
     THREADS,
@@ -75,6 +75,22 @@ def test_a_task_whose_public_traces_live_in_the_project_has_its_held_out_ones_in
     assert cut_heldout(mutex, tmp_path) is None  # the project's public traces are not held out
     folder = split_folder(mutex, Path(settings.SYSMOBENCH_DATA_DIR), tmp_path / "h", every=5)
     assert cut_heldout(mutex, folder)
+
+
+def test_harness_traces_and_windows_in_one_folder_must_not_share_a_window_id(tmp_path):
+    spin = load_contract("spin")
+    made = Path(settings.BASE_DIR) / "harnesses" / "asterinas" / "traces" / "spin"
+    layout = tmp_path / "harnesses" / "asterinas" / "traces" / "spin"
+    layout.mkdir(parents=True)
+    (layout / "trace_01.jsonl").write_bytes(stored.read_bytes(made / "trace_01.jsonl"))
+    first = cut_heldout(spin, tmp_path)[0]
+    keys = ("window_id", "trace_id", "actor", "pre_state", "post_state")
+    # SysMoBench's spin layout names the event in `action` (simulate_spin writes the same).
+    write_spin_folder(
+        tmp_path, [{**{k: first[k] for k in keys}, "seq": 0, "action": first["event"]}]
+    )
+    with pytest.raises(WindowFormatError, match="appears in two layouts"):
+        cut_heldout(spin, tmp_path)
 
 
 def test_a_held_out_folder_that_is_not_there_is_refused(tmp_path):
