@@ -74,11 +74,26 @@ def test_the_disguised_reference_has_the_references_shape():
     assert similarity(copy.sketch, reference.sketch) == 1.0
 
 
+# Attacks that are a public reference with one definition changed: meant to be flagged.
+FROM_A_REFERENCE = {("spin", "next_leaves_out_threads.tla"): "spin/reference/spin.tla"}
+
+
 def _honest_specs() -> list[tuple[str, str, str]]:
     """(task, label, text): the fidelity corpus and the tests' own specs (tests/attacks)."""
     specs = [(e.task, e.name, e.spec_path.read_text()) for e in CORPUS]
-    specs += [(p.parent.name, p.name, p.read_text()) for p in sorted(TESTS.glob("attacks/*/*.tla"))]
+    specs += [
+        (p.parent.name, p.name, p.read_text())
+        for p in sorted(TESTS.glob("attacks/*/*.tla"))
+        if (p.parent.name, p.name) not in FROM_A_REFERENCE
+    ]
     return specs
+
+
+@pytest.mark.parametrize(("task", "name"), sorted(FROM_A_REFERENCE))
+def test_an_attack_made_from_a_reference_is_like_it(task, name):
+    shape = spec_shape((TESTS / "attacks" / task / name).read_text())
+    public = public_specs(Path(settings.TASKS_DATA_DIR) / task)[FROM_A_REFERENCE[(task, name)]]
+    assert similarity(shape.sketch, spec_shape(public).sketch) >= NEAR_DUPLICATE
 
 
 @pytest.mark.parametrize(("task", "label", "text"), _honest_specs(), ids=lambda v: str(v)[:30])
