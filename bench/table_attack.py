@@ -36,13 +36,7 @@ from evaluation.windows.heldout import cut_heldout  # noqa: E402
 from tests.fidelity.corpus import DATA_DIR  # noqa: E402
 from tests.heldout_support import lookup_table_spec, with_permutations  # noqa: E402
 
-# Where each harness's traces go inside a held-out folder: the contract's own paths.
-LAYOUT = {
-    "spin": "harnesses/asterinas/traces/spin",
-    "mutex": "harnesses/asterinas/traces/mutex",
-    "rwmutex": "harnesses/asterinas/traces/rwmutex",
-    "etcd": "traces/etcd/harness",
-}
+HARNESS_TASKS = ["spin", "mutex", "rwmutex", "etcd"]
 # The values of the schema variables no window shows, as the reference's Init sets them: the
 # table keeps them unchanged.
 HIDDEN: dict[str, dict[str, object]] = {
@@ -54,8 +48,12 @@ HIDDEN: dict[str, dict[str, object]] = {
 }
 
 
-def make_heldout(task: str, folder: Path, seed: int, runs: int) -> None:
-    out = folder / LAYOUT[task]
+def make_heldout(contract: Contract, folder: Path, seed: int, runs: int) -> None:
+    # The harness's layout is the contract's last (spin's held-out one, the others' only one):
+    # its folder is where `bin/make-traces` writes inside the held-out folder.
+    assert contract.traces is not None
+    out = folder / Path(contract.traces.layouts()[-1].paths[0]).parent
+    task = contract.slug
     command = ["bin/make-traces", task, "--seed", str(seed), "--runs", str(runs), "--out", str(out)]
     subprocess.run(command, cwd=ROOT, check=True, capture_output=True, timeout=1800)
 
@@ -87,7 +85,7 @@ def measure(label: str, spec: str, contract: Contract, public: list, held: list)
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--tasks", nargs="*", default=list(LAYOUT))
+    parser.add_argument("--tasks", nargs="*", default=HARNESS_TASKS)
     parser.add_argument("--seed", type=int, default=secrets.randbelow(10**9))
     parser.add_argument("--runs", type=int, default=4)
     args = parser.parse_args()
@@ -96,7 +94,7 @@ def main() -> None:
         contract = load_contract(task)
         public = cut_windows(contract, DATA_DIR)
         with tempfile.TemporaryDirectory(prefix=f"heldout-{task}-") as folder:
-            make_heldout(task, Path(folder), args.seed, args.runs)
+            make_heldout(contract, Path(folder), args.seed, args.runs)
             held = cut_heldout(contract, folder) or []
         print(json.dumps({"task": task, "public": len(public), "heldout": len(held)}), flush=True)
         reference = (contract.directory / "reference" / f"{contract.module}.tla").read_text()

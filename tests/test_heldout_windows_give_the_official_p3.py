@@ -89,7 +89,7 @@ def test_harness_traces_and_windows_in_one_folder_must_not_share_a_window_id(tmp
     write_spin_folder(
         tmp_path, [{**{k: first[k] for k in keys}, "seq": 0, "action": first["event"]}]
     )
-    with pytest.raises(WindowFormatError, match="appears in two layouts"):
+    with pytest.raises(WindowFormatError, match="duplicate window_id"):
         cut_heldout(spin, tmp_path)
 
 

@@ -640,10 +640,7 @@ def _traces(r: _Reader, data: dict[str, Any]) -> tuple[Traces | None, str]:
     if not isinstance(extra, list):
         r.fail("traces.heldout", "must be a list of {format, paths}")
     heldout = tuple(
-        _layout(
-            r, r.mapping(item, f"traces.heldout[{i}]", ("format", "paths")), f"traces.heldout[{i}]"
-        )
-        for i, item in enumerate(extra)
+        _heldout_layout(r, item, f"traces.heldout[{i}]") for i, item in enumerate(extra)
     )
     traces = Traces(
         format=layout.format,
@@ -653,6 +650,10 @@ def _traces(r: _Reader, data: dict[str, Any]) -> tuple[Traces | None, str]:
         heldout_layouts=heldout,
     )
     return traces, ""
+
+
+def _heldout_layout(r: _Reader, item: object, where: str) -> TraceLayout:
+    return _layout(r, r.mapping(item, where, ("format", "paths")), where)
 
 
 def _layout(r: _Reader, spec: dict[str, Any], where: str) -> TraceLayout:

@@ -104,21 +104,31 @@ def cut_windows(contract: Contract, data_dir: Path | str) -> list[Window]:
 
 
 def cut_with_summary(
-    contract: Contract, data_dir: Path | str, files: list[Path] | None = None
+    contract: Contract,
+    data_dir: Path | str,
+    sources: list[tuple[str, list[Path]]] | None = None,
 ) -> CutResult:
-    """The windows of the contract's trace files under `data_dir` (or of `files`, which a
-    held-out set finds its own way: `windows/heldout.py`)."""
+    """The windows of the contract's trace files under `data_dir`, or of `sources`: (format,
+    files) pairs that a held-out set finds its own way (`windows/heldout.py`), each cut by its
+    format's cutter. A window id may appear once across all of them."""
     if contract.traces is None:
         return CutResult(windows=[], files=[])
-    cutter = CUTTERS.get(contract.traces.format)
-    if cutter is None:
-        raise WindowFormatError(
-            f"{contract.slug}:0: no cutter for format {contract.traces.format!r}"
-        )
-    found = trace_files(contract, data_dir) if files is None else files
-    result = CutResult(windows=[], files=found)
+    if sources is None:
+        sources = [(contract.traces.format, trace_files(contract, data_dir))]
+    result = CutResult(windows=[], files=[path for _, files in sources for path in files])
     seen_ids: set[str] = set()
-    for window in cutter(contract, result.files):
+    for fmt, files in sources:
+        _cut_into(result, seen_ids, contract, fmt, files)
+    return result
+
+
+def _cut_into(
+    result: CutResult, seen_ids: set[str], contract: Contract, fmt: str, files: list[Path]
+) -> None:
+    cutter = CUTTERS.get(fmt)
+    if cutter is None:
+        raise WindowFormatError(f"{contract.slug}:0: no cutter for format {fmt!r}")
+    for window in cutter(contract, files):
         where = _check(window, contract)
         result.events[window["event"]] += 1
         action = window.get("action") or contract.action_for_event(window["event"])
@@ -132,7 +142,6 @@ def cut_with_summary(
         result.actions[action] += 1
         # Checked by `_check`, its action set: a canonical window now.
         result.windows.append(cast(Window, window))
-    return result
 
 
 def _check(window: dict[str, Any], contract: Contract) -> str:

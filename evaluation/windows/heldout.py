@@ -12,11 +12,10 @@ elsewhere, the contract names the layouts our harnesses write (`traces.heldout`)
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 from evaluation.inputs.contracts import Contract, TraceLayout
-from evaluation.windows import WindowFormatError, cut_with_summary, stored
+from evaluation.windows import cut_with_summary, stored
 from evaluation.windows.window import Window
 
 
@@ -27,26 +26,14 @@ def heldout_files(contract: Contract, folder: Path | str) -> list[Path]:
 
 def cut_heldout(contract: Contract, folder: Path | str | None) -> list[Window] | None:
     """The held-out windows of the task, or None when the folder has no traces of it. Each
-    layout the contract allows (`traces.layouts()`) is cut by its own format's cutter; window
-    ids must not repeat across layouts."""
-    if folder is None or contract.traces is None:
+    layout the contract allows (`traces.layouts()`) is cut by its own format's cutter."""
+    if folder is None:
         return None
     found = _by_layout(contract, folder)
     if not found:
         return None
-    windows: list[Window] = []
-    seen: set[str] = set()
-    for layout, files in found:
-        traces = replace(contract.traces, format=layout.format, paths=layout.paths)
-        for window in cut_with_summary(replace(contract, traces=traces), folder, files).windows:
-            if window["window_id"] in seen:
-                raise WindowFormatError(
-                    f"{contract.slug}: held-out window id {window['window_id']!r} appears in "
-                    "two layouts of the folder"
-                )
-            seen.add(window["window_id"])
-            windows.append(window)
-    return windows
+    sources = [(layout.format, files) for layout, files in found]
+    return cut_with_summary(contract, folder, sources).windows
 
 
 def _by_layout(contract: Contract, folder: Path | str) -> list[tuple[TraceLayout, list[Path]]]:
