@@ -258,9 +258,12 @@ class WindowDetail(TypedDict, total=False):
     blocking_conjunct: BlockingConjunct  # not enabled: the first false conjunct, by TLC
     setting_conjuncts: list[SettingConjunct]  # post-state differs: where the step sets it
     pre_differences: list[Difference]  # where the mappings of a built pre-state disagree
-    hint: str  # undecided windows: what the adapter could add
+    hint: str  # undecided and unreachable windows: how a submitter resolves it
     bound: str  # failing windows a pinned bound decided: which, and what lifts it
     frontier_states: int  # failing windows: spec states at the event's position showing its pre
+    # failing windows no reachable state reaches: the distinct states of the spec's whole
+    # behaviour, all explored, none showing the pre-state (whole_behaviour.py)
+    unreachable_in: int
 
 
 class FamilyCount(TypedDict):
@@ -428,6 +431,15 @@ class FollowBounds(TypedDict):
     work_bound_reached: bool
 
 
+class WholeExploration(TypedDict):
+    """The run over the spec's whole behaviour that decides events following left undecided
+    (whole_behaviour.py): exhaustive or it decided nothing."""
+
+    exhaustive: bool  # every reachable state explored, below the state bound
+    distinct_states: int
+    unreachable_windows: int  # undecided events it failed: no reachable state shows their pre
+
+
 class ConformanceDetails(CommonDetails):
     rule: str
     per_action: dict[str, PerActionRow]
@@ -441,6 +453,7 @@ class ConformanceDetails(CommonDetails):
     failing_windows: list[FailingWindow]
     traces: NotRequired[list[TraceFollowed]]
     follow_bounds: NotRequired[FollowBounds]
+    whole_exploration: NotRequired[WholeExploration]  # only when following left some undecided
     tlc_runs: int
 
 

@@ -49,7 +49,9 @@ from evaluation.windows.window import Window
 # keep the rules of the version they were scored under.
 # 3.3.0: an event (and a negative) is taken by a step of the mapped action that is also a step
 # of the spec's Next, unless it carries the trace's message (docs/decisions/0037).
-SCORER_VERSION = "3.3.0"
+# 3.4.0: an undecided event whose pre-state or post-state no state of the spec's whole behaviour
+# shows fails (docs/decisions/0038); no score moves.
+SCORER_VERSION = "3.4.0"
 
 
 class PhaseCrashed(RuntimeError):

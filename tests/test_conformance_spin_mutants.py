@@ -1,12 +1,13 @@
 """Each spin mutant loses exactly the windows its defect touches, as P3 follows each trace from
-Init: it fails the first event its defect stops it from taking where it shows the event's
-pre-state, and an event whose pre-state it cannot reach after a gap the trace does not explain is
-undecided. After an event it can neither take nor resynchronise at, it may pick the trace up
-again at a later event whose pre-state its own steps reach: there each verdict still follows
-from the defect alone (a pass only where its action takes the window, a fail only where it
-does not). The over-permissive one keeps P3 = 1 and is caught by specificity. Expected verdicts
-come from the window data and what each mutant can reach (read off its text), not from the
-checker."""
+Init: it fails the first event its defect stops it from taking where it shows the event's pre-
+state, and an event whose pre-state it cannot reach after a gap the trace does not explain is
+undecided, unless no state of its whole (small) behaviour shows the event's pre-state or post-
+state: then the event fails, proved by the exploration of everything it reaches. After an event
+it can neither take nor resynchronise at, it may pick the trace up again at a later event whose
+pre-state its own steps reach: there each verdict still follows from the defect alone (a pass
+only where its action takes the window, a fail only where it does not). The over-permissive one
+keeps P3 = 1 and is caught by specificity. Expected verdicts come from the window data and what
+each mutant can reach (read off its text), not from the checker."""
 
 import pytest
 
@@ -54,23 +55,33 @@ def _expected(mutant: str, windows: list[dict]) -> dict[str, tuple[str, bool]]:
         if window["trace_id"] != trace:
             trace, following = window["trace_id"], True
         if not following:
-            out[window["window_id"]] = ("undecided", True)
+            out[window["window_id"]] = (
+                "fail" if _never_shown(mutant, window) else "undecided",
+                True,
+            )
             continue
         if not shows(window["pre_state"]):
             verdict = "undecided"
         else:
             verdict = "pass" if takes(window) else "fail"
-        out[window["window_id"]] = (verdict, False)
         following = verdict == "pass" or recovers(window)
+        if _never_shown(mutant, window):
+            verdict = "fail"
+        out[window["window_id"]] = (verdict, False)
     return out
+
+
+def _never_shown(mutant: str, window: dict) -> bool:
+    shows = MUTANTS[mutant][0]
+    return not shows(window["pre_state"]) or not shows(window["post_state"])
 
 
 def _allowed_after_leaving(mutant: str, window: dict) -> set[str]:
     # A picked-up trace decides a window only from a state showing its pre-state, and then
     # by the defect alone; a window it is not picked up at stays undecided.
     shows, takes, _ = MUTANTS[mutant]
-    if not shows(window["pre_state"]):
-        return {"undecided"}
+    if _never_shown(mutant, window):
+        return {"fail"}
     return {"undecided", "pass" if takes(window) else "fail"}
 
 

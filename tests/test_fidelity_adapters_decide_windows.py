@@ -11,7 +11,8 @@ import pytest
 
 from evaluation.inputs.contracts import load_contract, parse_adapter
 from evaluation.phases.conformance.check import check_conformance
-from evaluation.phases.conformance.follow import HINT_LEFT, HINT_UNBRIDGED
+from evaluation.phases.conformance.follow import HINT_LEFT
+from evaluation.phases.conformance.whole_behaviour import HINT_UNREACHABLE
 from evaluation.pipeline import complete_adapter
 from evaluation.windows import cut_windows
 from tests.fidelity.corpus import CORPUS, DATA_DIR, FIDELITY
@@ -125,16 +126,18 @@ def test_locksvc_deepseek_leaves_the_trace_at_its_first_misordered_mailbox_and_d
     assert _verdicts(outcome)[after_done] == "undecided"
 
 
-def test_raftkvs_windows_its_spec_never_reaches_are_undecided_though_the_mappings_hold():
-    # Every state mapping reads back, but the spec keeps more (its channels, flags, per-peer
-    # indexes) and starts in term 0 where the trace starts in term 1: no state it reaches within
-    # the bounded unlogged steps shows the first event's pre-state. An old fallback took that
-    # state from unrelated states and passed such events.
+def test_raftkvs_windows_its_spec_never_reaches_fail_though_the_mappings_hold():
+    # Every state mapping reads back, but the spec starts in term 0 where the trace starts in
+    # term 1, and its one election timeout stops any other: no state it reaches within the
+    # bounded unlogged steps shows the first event's pre-state, and its whole behaviour (a few
+    # states) shows none of the three. An old fallback took that state from unrelated states
+    # and passed such events.
     windows = _windows("raftkvs", "ElectionTimeout", lambda w: True)[:3]
     outcome = _conformance("raftkvs/claude", windows)
-    assert [w.verdict for w in outcome.windows] == ["undecided"] * 3
+    assert [w.verdict for w in outcome.windows] == ["fail"] * 3
     assert outcome.details["state_mapping"]["refused"] == []
-    assert outcome.windows[0].detail["hint"] == HINT_UNBRIDGED
+    assert outcome.details["whole_exploration"]["exhaustive"]
+    assert {w.detail["hint"] for w in outcome.windows} == {HINT_UNREACHABLE}
 
 
 def _acquire_from(phase: str):

@@ -21,6 +21,7 @@ from evaluation.phases.conformance.follow import (
     HINT_UNBRIDGED,
     HINT_WORK,
 )
+from evaluation.phases.conformance.whole_behaviour import HINT_UNREACHABLE
 from evaluation.pipeline import score_spec
 from leaderboard.models import Run, WindowResult
 from leaderboard.runs.drilldown import UNDECIDED_SHOWN_PER_HINT
@@ -190,3 +191,29 @@ class UnscoredCfgTest(WorldTestCase):
         self.assertContains(response, "listed here once the run has been scored")
         self.assertNotContains(response, 'class="ignored"')
         self.assertContains(response, 'id="custom-adapter-badge"', count=0)
+
+
+class NeverReachedWindowPageTest(WorldTestCase):
+    """A window that fails because no state of the spec's whole behaviour shows it: its page
+    gives the reason with the number of states explored, and how to resolve it."""
+
+    def test_the_window_page_says_the_whole_behaviour_was_explored_and_how_to_resolve_it(self):
+        spec = spec_with_hidden_counter(bounded=True)
+        run = make_run(self.model_a, self.spin, spec_text=spec, submitter=self.alice)
+        assert run.claim()
+        report = score_spec(
+            spec,
+            spin(),
+            hidden_counter_windows(),
+            on_phase=lambda outcome: save_phase(run, outcome),
+        )
+        assert run.finish(report.overall, report.fingerprint)
+        never = WindowResult.objects.filter(
+            phase_result__run=run, verdict="fail", detail__unreachable_in__gt=0
+        )
+        # The six ReleaseLock windows, and their symmetry probes (permuted threads).
+        self.assertGreaterEqual(never.count(), 6)
+        window = never.first()
+        html = self.client.get(reverse("window_detail", args=[run.pk, window.pk]))
+        self.assertContains(html, f"{window.detail['unreachable_in']} distinct states")
+        self.assertContains(html, f"How to resolve:</strong> {_head(HINT_UNREACHABLE)}")

@@ -28,12 +28,13 @@ from evaluation.details import (
     PerActionRow,
     SettingConjunct,
     Successor,
+    WholeExploration,
     WindowDetail,
 )
 from evaluation.inputs import adapter_text
 from evaluation.inputs.adapter_check import spec_problems
 from evaluation.inputs.contracts import Adapter, Contract
-from evaluation.phases.conformance import blocking, diagnose, specificity
+from evaluation.phases.conformance import blocking, diagnose, specificity, whole_behaviour
 from evaluation.phases.conformance import generator as gen
 from evaluation.phases.conformance.cases import (
     Case,
@@ -130,6 +131,9 @@ def _check(
         order, followed = follow(checker, traces, windows, attached, bounds, contract.folded_steps)
     except SetupError as exc:
         return _phase_error(_setup_problem(exc, spec, contract, adapter, actions))
+    explored = whole_behaviour.settle(
+        checker, windows, order, followed, bounds.states, contract.folded_steps
+    )
     neg = _negative_results(negatives, attached, followed)
     number = {w: e for e, w in enumerate(order, 1)}
     failing = [w for w in order if followed.events[number[w]].verdict == "fail"]
@@ -153,6 +157,8 @@ def _check(
         "tlc_runs": checker.budget.runs,
         "tlc_flags": list(TLC_ARGS),
     }
+    if explored is not None:
+        details["whole_exploration"] = _exploration_details(explored, window_outcomes)
     if adapter.state:
         details["state_mapping"] = {
             "credited": [],
@@ -161,6 +167,16 @@ def _check(
             "note": STATE_IGNORED,
         }
     return PhaseOutcome("conformance", "ran", score, details, action_outcomes, window_outcomes)
+
+
+def _exploration_details(
+    explored: whole_behaviour.Exploration, window_outcomes: list[WindowOutcome]
+) -> WholeExploration:
+    return {
+        "exhaustive": explored.exhaustive,
+        "distinct_states": explored.distinct,
+        "unreachable_windows": sum(1 for w in window_outcomes if w.detail.get("unreachable_in")),
+    }
 
 
 def _checked_negatives(
@@ -489,7 +505,10 @@ def _windows(
             result = followed.events[number[wi]]
             verdict, reason = result.verdict, result.reason
             states = len(followed.frontier.get(number[wi], []))
-            if verdict == "fail":
+            if verdict == "fail" and result.unreachable_in:
+                detail["unreachable_in"] = result.unreachable_in
+                detail["hint"] = result.hint
+            elif verdict == "fail":
                 detail["closest"] = closest.get(wi, [])
                 detail["frontier_states"] = states
                 reason = _fail_reason(states, detail["closest"])

@@ -53,6 +53,9 @@ class EventResult:
     reason: str = ""
     states: int = 0  # frontier states printed at the event's position (fail only)
     hint: str = ""  # undecided: how a submitter resolves it (one text per kind, for grouping)
+    # fail: no state of the spec's whole behaviour (this many distinct states) shows the
+    # event's pre-state (whole_behaviour.py); 0 for a fail at a position the spec reached
+    unreachable_in: int = 0
 
 
 # How to resolve an undecided event, one text per cause (the run page groups by it).
@@ -300,15 +303,25 @@ def _read_trace(
         reached = p == 0 or renumber[events[p - 1]] in taken | seen.resynced or j in seen.picked
         if not reached:
             before = events[p - 1]
-            why = (
-                f"the run reached its bound of {bounds.states} distinct states first"
-                if capped
-                else _left_reason(out, before, bounds)
-            )
+            # Capped while looking past an event the spec could not take: that event is where
+            # the spec left the trace, and fixing it is what decides the rest.
+            after_failure = before in tr.skip
+            if capped and not after_failure:
+                why = f"the run reached its bound of {bounds.states} distinct states first"
+            elif capped:
+                why = (
+                    f"the spec left the trace: event {before} "
+                    f"{_what_happened(out, before)}, and the search for a state past it reached "
+                    f"the bound of {bounds.states} distinct states first"
+                )
+            else:
+                why = _left_reason(out, before, bounds)
             if not capped and before in tr.far:
                 why += f", nor the pre-state of any of the next {JUMP_AHEAD} events"
             out.left[k] = (before, why)
-            _undecided(out, events[p:], why, HINT_CAPPED if capped else HINT_LEFT)
+            _undecided(
+                out, events[p:], why, HINT_CAPPED if capped and not after_failure else HINT_LEFT
+            )
             tr.done = True
             return
         if e in tr.skip:
@@ -375,14 +388,18 @@ def _unbridged(position: int, bounds: Bounds) -> str:
     )
 
 
-def _left_reason(out: Followed, before: int, bounds: Bounds) -> str:
-    result = out.events.get(before)
-    what = {"error": "could not be evaluated", "undecided": "was not reached"}.get(
+def _what_happened(out: Followed, event: int) -> str:
+    result = out.events.get(event)
+    return {"error": "could not be evaluated", "undecided": "was not reached"}.get(
         result.verdict if result else "", "failed"
     )
+
+
+def _left_reason(out: Followed, before: int, bounds: Bounds) -> str:
     return (
-        f"the spec left the trace: event {before} {what} and no state the spec reaches from the "
-        f"states at its position within {bounds.free + bounds.resync} steps shows its post-state"
+        f"the spec left the trace: event {before} {_what_happened(out, before)} and no state the "
+        f"spec reaches from the states at its position within {bounds.free + bounds.resync} "
+        "steps shows its post-state"
     )
 
 

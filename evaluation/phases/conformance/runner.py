@@ -98,11 +98,16 @@ class Checker:
 
 
 def run_module(
-    plan: gen.Plan, spec: ParsedSpec, module: str, budget: Budget, trusted: bool = False
+    plan: gen.Plan,
+    spec: ParsedSpec,
+    module: str,
+    budget: Budget,
+    trusted: bool = False,
+    cfg: str | None = None,
 ) -> ToolRun:
     """`module` beside the spec, in one TLC run (`spec` spares the sandbox a parse of its text).
     `trusted`: the generated module may use TLC's registers (`TLCSet`): the caller checked that
-    nothing a submitter wrote in it does (follow.py)."""
+    nothing a submitter wrote in it does (follow.py). `cfg`: in place of the plan's own."""
     budget.runs += 1
     if budget.remaining() <= 1:
         safety_net_reached("conformance", budget.wall_seconds, "no time left for its next TLC run")
@@ -120,7 +125,7 @@ def run_module(
     run = run_tlc(
         modules,
         gen.module_name(plan),
-        gen.build_cfg(plan),
+        cfg or gen.build_cfg(plan),
         TLC_ARGS,
         limits,
         seed=budget.seed,
