@@ -262,7 +262,7 @@ class WindowDetail(TypedDict, total=False):
     bound: str  # failing windows a pinned bound decided: which, and what lifts it
     frontier_states: int  # failing windows: spec states at the event's position showing its pre
     # failing windows no reachable state reaches: the distinct states of the spec's whole
-    # behaviour, all explored, none showing the pre-state (whole_behaviour.py)
+    # behaviour, all explored, none showing the pre-state or the post-state (whole_behaviour.py)
     unreachable_in: int
 
 
@@ -437,7 +437,7 @@ class WholeExploration(TypedDict):
 
     exhaustive: bool  # every reachable state explored, below the state bound
     distinct_states: int
-    unreachable_windows: int  # undecided events it failed: no reachable state shows their pre
+    unreachable_windows: int  # undecided events it failed: no reachable state shows pre or post
 
 
 class ConformanceDetails(CommonDetails):

@@ -54,7 +54,7 @@ class EventResult:
     states: int = 0  # frontier states printed at the event's position (fail only)
     hint: str = ""  # undecided: how a submitter resolves it (one text per kind, for grouping)
     # fail: no state of the spec's whole behaviour (this many distinct states) shows the
-    # event's pre-state (whole_behaviour.py); 0 for a fail at a position the spec reached
+    # event's pre-state or post-state (whole_behaviour.py); 0 for any other fail
     unreachable_in: int = 0
 
 

@@ -24,7 +24,7 @@ from evaluation.tla.sandbox.precheck import uses_tlcset
 from evaluation.tla.values import to_tla
 from evaluation.windows.window import State, Window
 
-PRINTED = 1  # TLC register: the pre-states already printed
+PRINTED = 1  # TLC register: the window states already shown (and printed)
 _DISTINCT = re.compile(r"(\d+) distinct states found")
 
 
@@ -34,7 +34,7 @@ class Exploration:
 
     exhaustive: bool  # every reachable state was explored (below `cap`, output read whole)
     distinct: int  # distinct states found
-    shown: frozenset[int] = field(default_factory=frozenset)  # 0-based indices of pre-states
+    shown: frozenset[int] = field(default_factory=frozenset)  # indices of the states shown
 
 
 def explore(checker: Checker, states: list[State], carried: list[Window], cap: int) -> Exploration:
@@ -77,6 +77,9 @@ def carried_steps(plan: gen.Plan, actions: list[str], carried: list[Window]) -> 
 
 
 def build(plan: gen.Plan, states: list[State], steps: list[str], cap: int, registers: bool) -> str:
+    """The module: the spec's Init, its Next or one of `steps`, and the invariant `Mark` that
+    prints the number of each of `states` some reachable state shows; `registers` False: every
+    time it shows one (for a spec that cannot be trusted with `TLCSet`)."""
     n = gen.n
     x, cs, y, c, w = (n(plan, v) for v in ("x", "cs", "y", "c", "w"))
     items: dict[str, int] = {}
