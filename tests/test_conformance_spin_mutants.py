@@ -1,13 +1,13 @@
 """Each spin mutant loses exactly the windows its defect touches, as P3 follows each trace from
-Init: it fails the first event its defect stops it from taking where it shows the event's pre-
-state, and an event whose pre-state it cannot reach after a gap the trace does not explain is
-undecided, unless no state of its whole (small) behaviour shows the event's pre-state or post-
-state: then the event fails, proved by the exploration of everything it reaches. After an event
-it can neither take nor resynchronise at, it may pick the trace up again at a later event whose
-pre-state its own steps reach: there each verdict still follows from the defect alone (a pass
-only where its action takes the window, a fail only where it does not). The over-permissive one
-keeps P3 = 1 and is caught by specificity. Expected verdicts come from the window data and what
-each mutant can reach (read off its text), not from the checker."""
+Init: it fails the first event its defect stops it from taking where it shows the event's
+pre-state, and an event whose pre-state it cannot reach after a gap the trace does not explain
+is undecided, unless no state of its whole (small) behaviour shows the event's pre-state or
+post-state: then the event fails, proved by the exploration of everything it reaches. After an
+event it can neither take nor resynchronise at, it may pick the trace up again at a later event
+whose pre-state its own steps reach: there each verdict still follows from the defect alone (a
+pass only where its action takes the window, a fail only where it does not). The over-permissive
+one keeps P3 = 1 and is caught by specificity. Expected verdicts come from the window data and
+what each mutant can reach (read off its text), not from the checker."""
 
 import pytest
 
