@@ -33,7 +33,14 @@ from evaluation.phases.conformance import runner
 from evaluation.phases.conformance.cases import Case
 from evaluation.phases.conformance.diagnose import read_tagged
 from evaluation.phases.conformance.followmodule import JUMP_AHEAD, Bounds, FollowRun, build
-from evaluation.phases.conformance.runner import Budget, Checker, SetupError, error_text
+from evaluation.phases.conformance.runner import (
+    Budget,
+    Checker,
+    SetupError,
+    distinct_found,
+    error_text,
+    tagged_numbers,
+)
 from evaluation.phases.conformance.tlatext import tla_text
 from evaluation.phases.conformance.traces import Trace
 from evaluation.results import WindowVerdict
@@ -42,7 +49,6 @@ from evaluation.tla.sandbox.limits import ToolRun
 from evaluation.tla.sandbox.precheck import uses_tlcset
 from evaluation.windows.window import Window
 
-_DISTINCT = re.compile(r"(\d+) distinct states found")
 SHOWN_STATES = 50  # frontier states kept per failing event, for the diagnosis
 CUT = "TLC's output was too large to read (a cut output decides nothing for the spec)"
 
@@ -212,7 +218,7 @@ class _Following:
         actions = checker.actions
         trusted = not uses_tlcset(build(plan, follow_run, actions, bounds, registers=False))
         run = checker.run(build(plan, follow_run, actions, bounds, registers=trusted), trusted)
-        accepted = _numbers(run.output, plan.nonce, "n")
+        accepted = tagged_numbers(run.output, plan.nonce, "n")
         if run.work_exceeded:
             # The spec's own cost: what the run printed before it was stopped still decides (a
             # printed step was taken), the rest is undecided, and nothing runs again.
@@ -247,19 +253,18 @@ class _Following:
         """What a run that ended normally printed, by its own event numbers; the frontier
         states of its failing events are kept for the diagnosis."""
         nonce, out = self.checker.plan.nonce, self.out
-        found = _DISTINCT.findall(output)
-        distinct = int(found[-1]) if found else 0
+        distinct = distinct_found(output) or 0
         out.distinct = max(out.distinct, distinct)
         for item in read_tagged(output, nonce, "f"):
             states = out.frontier.setdefault(local[item[1] - 1], [])
             if len(states) < SHOWN_STATES:
                 states.append(_tuple_text(item[2]))
         return _Seen(
-            taken=_numbers(output, nonce, "v"),
-            resynced=_numbers(output, nonce, "y"),
-            shown=_numbers(output, nonce, "p"),
+            taken=tagged_numbers(output, nonce, "v"),
+            resynced=tagged_numbers(output, nonce, "y"),
+            shown=tagged_numbers(output, nonce, "p"),
             capped=distinct >= self.bounds.states,
-            picked=_numbers(output, nonce, "j"),
+            picked=tagged_numbers(output, nonce, "j"),
         )
 
 
@@ -481,7 +486,7 @@ def _passes_before_the_error(
     """A run that stopped with an error still printed, before it, the events some state took:
     each such line is a step the spec took from a state consistent with the trace, so a pass
     (an errored run read no further proves nothing else)."""
-    taken = _numbers(run.output, nonce, "v")
+    taken = tagged_numbers(run.output, nonce, "v")
     for k in chosen:
         for e in state[k].events:
             if renumber[e] in taken and e not in out.events:
@@ -500,10 +505,6 @@ def _blamed(run: ToolRun, nonce: str) -> tuple[int, int] | None:
             if t and i and int(t.group(1)) > 0:
                 last = (int(t.group(1)), int(i.group(1)))
     return last
-
-
-def _numbers(output: str, nonce: str, tag: str) -> set[int]:
-    return {int(k) for k in re.findall(rf'<<\s*"{nonce}{tag}",\s*(\d+)\s*>>', output)}
 
 
 def _tuple_text(values: tuple[Any, ...]) -> str:

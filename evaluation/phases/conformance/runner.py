@@ -8,6 +8,7 @@ negative window's verdict (specificity.py).
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -181,3 +182,17 @@ def error_text(run: ToolRun, nonce: str) -> str:
     ]
     text = "\n".join(lines) or run.note or f"TLC exited with {run.exit_code}"
     return text.replace(nonce, "")[:1500]
+
+
+_DISTINCT = re.compile(r"(\d+) distinct states found")
+
+
+def distinct_found(output: str) -> int | None:
+    """The distinct states TLC last reported (None: it reported none)."""
+    found = _DISTINCT.findall(output)
+    return int(found[-1]) if found else None
+
+
+def tagged_numbers(output: str, nonce: str, tag: str) -> set[int]:
+    """The numbers a generated module printed as `<<"<nonce><tag>", n>>`."""
+    return {int(k) for k in re.findall(rf'<<\s*"{nonce}{tag}",\s*(\d+)\s*>>', output)}

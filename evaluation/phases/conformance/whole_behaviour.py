@@ -13,19 +13,23 @@ from here (docs/decisions/0038-what-the-spec-never-reaches-fails.md).
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from evaluation.phases.conformance import generator as gen
 from evaluation.phases.conformance.follow import EventResult, Followed
-from evaluation.phases.conformance.runner import MAX_RUNS, Checker, run_module
+from evaluation.phases.conformance.runner import (
+    MAX_RUNS,
+    Checker,
+    distinct_found,
+    run_module,
+    tagged_numbers,
+)
 from evaluation.tla.sandbox.precheck import uses_tlcset
 from evaluation.tla.values import to_tla
 from evaluation.windows.window import State, Window
 
 PRINTED = 1  # TLC register: the window states already shown (and printed)
-_DISTINCT = re.compile(r"(\d+) distinct states found")
 
 
 @dataclass(frozen=True)
@@ -49,17 +53,16 @@ def explore(checker: Checker, states: list[State], carried: list[Window], cap: i
     module = build(plan, states, steps, cap, registers=True) if trusted else plain
     cfg = gen.build_cfg(plan) + f"INVARIANT {gen.n(plan, 'Mark')}\n"
     run = run_module(plan, checker.spec, module, checker.budget, trusted=trusted, cfg=cfg)
-    found = _DISTINCT.findall(run.output)
-    distinct = int(found[-1]) if found else 0
-    shown = {int(k) - 1 for k in re.findall(rf'<<\s*"{plan.nonce}r",\s*(\d+)\s*>>', run.output)}
+    distinct = distinct_found(run.output)
+    shown = {k - 1 for k in tagged_numbers(run.output, plan.nonce, "r")}
     exhaustive = (
         run.status == "ok"
         and not run.truncated
         and not run.work_exceeded
-        and bool(found)
+        and distinct is not None
         and distinct < cap
     )
-    return Exploration(exhaustive, distinct, frozenset(shown))
+    return Exploration(exhaustive, distinct or 0, frozenset(shown))
 
 
 def carried_steps(plan: gen.Plan, actions: list[str], carried: list[Window]) -> list[str]:
@@ -163,22 +166,18 @@ def settle(
     pending = [e for e, r in sorted(followed.events.items()) if r.verdict == "undecided"]
     if not pending or budget.work_left() <= 0 or budget.runs >= MAX_RUNS:
         return None
+    # Each distinct window state once (windows are JSON, so a state is its canonical text).
     index: dict[str, int] = {}
-    states: list[State] = []
 
     def number(state: State) -> int:
-        key = json.dumps(state, sort_keys=True)
-        if key not in index:
-            index[key] = len(states)
-            states.append(state)
-        return index[key]
+        return index.setdefault(json.dumps(state, sort_keys=True), len(index))
 
     needs: dict[int, list[tuple[str, int]]] = {}
     for e in pending:
         window = windows[order[e - 1]]
-        needs[e] = [("post-state", number(window["post_state"]))]
-        if window["action"] not in folded:
-            needs[e].insert(0, ("pre-state", number(window["pre_state"])))
+        pre = [] if window["action"] in folded else [("pre-state", number(window["pre_state"]))]
+        needs[e] = [*pre, ("post-state", number(window["post_state"]))]
+    states = [json.loads(key) for key in index]
     carried = [windows[w] for w in order if windows[w].get("input") is not None]
     found = explore(checker, states, carried, min(cap, WHOLE_STATES))
     if not found.exhaustive:
