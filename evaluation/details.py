@@ -403,6 +403,11 @@ class PickedUp(TypedDict):
     at: str
 
 
+class NarrowedGap(TypedDict):
+    window_id: str  # a failed event whose crossing a run's state bound cut short
+    steps: int  # the spec's own steps across it that the later runs searched
+
+
 class TraceFollowed(TypedDict):
     """How far P3 followed one trace (`phases/conformance/timeline.py`)."""
 
@@ -416,6 +421,9 @@ class TraceFollowed(TypedDict):
     resynchronised_at: list[str]  # window ids of failed events the spec picked the trace up after
     # a failed event it could not resynchronise at, and the later event it picked the trace up at
     picked_up_at: list[PickedUp]
+    # failed events whose crossing was narrowed to the steps the first state across took
+    # (`follow._narrow`): the trace went on from the states within those steps
+    narrowed_at: list[NarrowedGap]
     first_failure: NotRequired[FirstFailure]
     left_trace_at: NotRequired[LeftTrace]
 

@@ -51,7 +51,9 @@ from evaluation.windows.window import Window
 # of the spec's Next, unless it carries the trace's message (docs/decisions/0037).
 # 3.4.0: an undecided event whose pre-state or post-state no state of the spec's whole behaviour
 # shows fails (docs/decisions/0038); no score moves.
-SCORER_VERSION = "3.4.0"
+# 3.5.0: a failure's resynchronisation or pick-up that the state bound cut short is narrowed to
+# the steps the first state across it took, and the trace goes on (docs/decisions/0039).
+SCORER_VERSION = "3.5.0"
 
 
 class PhaseCrashed(RuntimeError):

@@ -58,16 +58,67 @@ def test_a_state_mapping_decides_nothing(held):
     assert mapped.details["per_action"]["ReleaseLock"]["undecided"] == 6
 
 
+BOUNDS = Bounds(quiet=4, free=6, most=32, resync=4, states=1000)
+FOUR = {e: e for e in range(1, 5)}  # events 1-4 of one trace, numbered as in the run
+
+
+def _seen(taken: set[int], capped: bool, **bridged: dict[int, int]) -> _Seen:
+    return _Seen(
+        taken=taken,
+        resynced=bridged.get("resynced", {}),
+        shown=set(),
+        capped=capped,
+        picked=bridged.get("picked", {}),
+    )
+
+
+def _read(out: Followed, trace: _Trace, seen: _Seen) -> None:
+    _read_trace(out, trace, 0, FOUR, seen, [False] * 4, BOUNDS)
+
+
+def _failed_at_two() -> Followed:
+    return Followed(events={1: EventResult("pass"), 2: EventResult("fail")})
+
+
 def test_a_bound_reached_past_a_failed_event_names_that_event_as_where_the_spec_left():
-    # Events 1-3 of one trace: 1 passed, 2 failed in an earlier run, and this run, looking for
-    # a state past 2, reached the state bound. Event 3 is undecided because the spec left the
-    # trace at 2 (fix that event), not because the spec has too many free choices.
-    out = Followed(events={1: EventResult("pass"), 2: EventResult("fail")})
-    trace = _Trace(events=[1, 2, 3], skip={2})
-    bounds = Bounds(quiet=4, free=6, most=32, resync=4, states=1000)
-    seen = _Seen(taken={1}, resynced=set(), shown=set(), capped=True)
-    _read_trace(out, trace, 0, {1: 1, 2: 2, 3: 3}, seen, [False] * 3, bounds)
+    # Event 1 passed, 2 failed in an earlier run, and this run, looking for a state past 2,
+    # reached the state bound. The next run may still pick the trace up later; when it too
+    # reaches the bound with no pick-up, event 3 is undecided because the spec left the trace
+    # at 2 (fix that event), not because the spec has too many free choices.
+    out, trace = _failed_at_two(), _Trace(events=[1, 2, 3, 4], skip={2})
+    _read(out, trace, _seen({1}, capped=True))
+    assert trace.far == {2} and not trace.done and 3 not in out.events
+    _read(out, trace, _seen({1}, capped=True))
     third = out.events[3]
     assert third.verdict == "undecided" and third.hint == HINT_LEFT
     assert "event 2 failed" in third.reason and "1000 distinct states" in third.reason
     assert out.left[0][0] == 2 and trace.done
+
+
+def test_a_pick_up_the_bound_cut_short_runs_again_no_deeper_than_it_was_found():
+    # 2 failed and could not be resynchronised; this run picked the trace up at 3 after 2 gap
+    # steps (the least printed), then reached the state bound before 3 was taken. The next run
+    # narrows the gap at 2 to those 2 steps instead of giving up.
+    out, trace = _failed_at_two(), _Trace(events=[1, 2, 3, 4], skip={2}, far={2})
+    _read(out, trace, _seen({1}, capped=True, picked={3: 2}))
+    assert trace.narrowed == {2: 2} and not trace.done and 3 not in out.events
+    # The narrowed run took 3 and 4: they pass, as after any other pick-up.
+    _read(out, trace, _seen({1, 3, 4}, capped=False, picked={3: 2}))
+    assert [out.events[e].verdict for e in (3, 4)] == ["pass", "pass"] and trace.done
+    assert out.picked_up[0] == [(2, 3)]
+
+
+def test_a_resynchronisation_the_bound_cut_short_is_narrowed_the_same_way():
+    out, trace = _failed_at_two(), _Trace(events=[1, 2, 3, 4], skip={2})
+    _read(out, trace, _seen({1}, capped=True, resynced={2: 3}))
+    assert trace.narrowed == {2: 3} and not trace.done and 3 not in out.events
+    _read(out, trace, _seen({1, 3}, capped=False, resynced={2: 3}))
+    assert out.events[3].verdict == "pass" and out.resynced[0] == [2]
+
+
+def test_a_narrowed_run_the_bound_cuts_short_again_decides_only_what_it_reached():
+    out = _failed_at_two()
+    trace = _Trace(events=[1, 2, 3, 4], skip={2}, far={2}, narrowed={2: 2})
+    _read(out, trace, _seen({1, 3}, capped=True, picked={3: 2}))
+    assert out.events[3].verdict == "pass" and out.events[4].verdict == "undecided"
+    assert "bound of 1000 distinct states" in out.events[4].reason and trace.done

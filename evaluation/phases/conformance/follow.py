@@ -10,8 +10,9 @@ Verdicts of one event (a window), from the nonce-tagged lines of runs that ended
 - error: TLC could not evaluate the spec or the adapter there.
 After a failed (or errored) event the next run of that trace replaces the event by a
 resynchronisation: the spec's own steps from the states at its position to a state showing the
-event's post-state. When no such state exists, the run after that lets the spec pick the trace
-up at a later event whose pre-state the same steps reach (the events between stay undecided;
+event's post-state. When the run finds no such state (none exists, or its bound stopped it
+first), the run after that lets the spec pick the trace up at a later event whose pre-state the
+same steps reach (the events between stay undecided;
 the later event must still be taken by its own action). Runs repeat until no trace has a new
 failure, at most runner.MAX_RUNS in all. A negative is accepted iff some state at the position
 of an event it is attached to takes it (`n`).
@@ -39,6 +40,7 @@ from evaluation.phases.conformance.runner import (
     SetupError,
     distinct_found,
     error_text,
+    tagged_least,
     tagged_numbers,
 )
 from evaluation.phases.conformance.tlatext import tla_text
@@ -94,6 +96,7 @@ class Followed:
     left: dict[int, tuple[int, str]] = field(default_factory=dict)  # trace -> (event, why)
     resynced: dict[int, list[int]] = field(default_factory=dict)  # trace -> events resynced
     picked_up: dict[int, list[tuple[int, int]]] = field(default_factory=dict)  # trace -> (e, f)
+    narrowed: dict[int, dict[int, int]] = field(default_factory=dict)  # trace -> event -> steps
     distinct: int = 0  # the largest number of distinct states one run found
     work_bound_reached: bool = False  # the check's CPU work bound stopped a run
 
@@ -104,6 +107,9 @@ class _Trace:
     skip: set[int] = field(default_factory=set)
     fresh: set[int] = field(default_factory=set)
     far: set[int] = field(default_factory=set)  # skipped, and no resynchronisation there
+    # far event -> the steps its gap is narrowed to: where a run the bound cut short found a
+    # pick-up (the next run searches no deeper, so it follows the trace on from there)
+    narrowed: dict[int, int] = field(default_factory=dict)
     done: bool = False
 
 
@@ -189,8 +195,10 @@ class _Following:
     ) -> FollowRun:
         state = self.state
 
-        def anywhere(marked: Callable[[_Trace], set[int]]) -> list[bool]:
+        def anywhere(marked: Callable[[_Trace], Collection[int]]) -> list[bool]:
             return [any(e in marked(state[k]) for k in chosen) for e in local]
+
+        narrowed = {e: d for k in chosen for e, d in state[k].narrowed.items()}
 
         return FollowRun(
             traces=[[renumber[e] for e in state[k].events] for k in chosen],
@@ -202,6 +210,7 @@ class _Following:
             lax=[self.lax[e - 1] for e in local],
             logged=[self.logged[e - 1] for e in local],
             far=anywhere(lambda tr: tr.far),
+            narrowed=[narrowed.get(e) for e in local],
         )
 
     def one_run(self, chosen: list[int]) -> list[list[int]]:
@@ -241,6 +250,8 @@ class _Following:
             tr = state[k]
             tr.fresh.clear()
             _read_trace(out, tr, k, renumber, seen, self.quiet, bounds)
+            if tr.narrowed:
+                out.narrowed[k] = dict(tr.narrowed)
         out.reached_negatives |= {
             k
             for k in mine
@@ -261,10 +272,10 @@ class _Following:
                 states.append(_tuple_text(item[2]))
         return _Seen(
             taken=tagged_numbers(output, nonce, "v"),
-            resynced=tagged_numbers(output, nonce, "y"),
+            resynced=tagged_least(output, nonce, "y"),
             shown=tagged_numbers(output, nonce, "p"),
             capped=distinct >= self.bounds.states,
-            picked=tagged_numbers(output, nonce, "j"),
+            picked=tagged_least(output, nonce, "j"),
         )
 
 
@@ -275,7 +286,7 @@ def _reached(
         events = [renumber[x] for x in state[k].events]
         if e in events:
             p = events.index(e)
-            return p == 0 or events[p - 1] in seen.taken | seen.resynced or e in seen.picked
+            return p == 0 or events[p - 1] in seen.taken | seen.resynced.keys() or e in seen.picked
     return False
 
 
@@ -284,10 +295,13 @@ class _Seen:
     """What one run printed, by the run's own event numbers."""
 
     taken: set[int]  # `v`: some state took the event
-    resynced: set[int]  # `y`: some state picked the trace up after the skipped event
+    # `y`: some state showed the skipped event's post-state, after the least number of gap
+    # steps printed
+    resynced: dict[int, int]
     shown: set[int]  # `p`: some state at the event's position showed its pre-state
     capped: bool  # the run stopped at its state bound
-    picked: set[int] = field(default_factory=set)  # `j`: the trace was picked up at the event
+    # `j`: the trace was picked up at the event, after the least number of gap steps printed
+    picked: dict[int, int] = field(default_factory=dict)
 
 
 def _read_trace(
@@ -305,7 +319,9 @@ def _read_trace(
     while p < len(events):
         e = events[p]
         j = renumber[e]
-        reached = p == 0 or renumber[events[p - 1]] in taken | seen.resynced or j in seen.picked
+        reached = (
+            p == 0 or renumber[events[p - 1]] in taken | seen.resynced.keys() or j in seen.picked
+        )
         if not reached:
             before = events[p - 1]
             # Capped while looking past an event the spec could not take: that event is where
@@ -330,16 +346,25 @@ def _read_trace(
             tr.done = True
             return
         if e in tr.skip:
-            if j in seen.resynced:
-                out.resynced.setdefault(k, []).append(e)
-            elif e in tr.far:
-                p = _picked_up_after(out, tr, k, p, renumber, seen)
-                continue
-            elif not capped:
-                # No state shows its post-state: the next run may pick the trace up later.
+            if j not in seen.resynced and e not in tr.far:
+                # No state the run reached shows its post-state (none exists, or the bound
+                # stopped the search first): the next run may pick the trace up later. A
+                # pick-up is a state the spec's own steps reach, so a capped search credits
+                # nothing it did not find; what it did not find stays undecided.
                 tr.far.add(e)
                 return
-            p += 1
+            if capped and e not in tr.narrowed and _narrow(tr, p, renumber, seen):
+                # The bound cut the run short past the spec's own steps across this failure:
+                # the next run searches them (and those across the trace's later failures)
+                # only as deep as the first state found across each. That is a subset of the
+                # same states, so the run credits nothing this one did not reach, and the trace
+                # goes on from there instead of stopping.
+                return
+            if j in seen.resynced:
+                out.resynced.setdefault(k, []).append(e)
+                p += 1
+            else:
+                p = _picked_up_after(out, tr, k, p, renumber, seen)
             continue
         if j in taken:
             out.events[e] = EventResult("pass")
@@ -361,6 +386,27 @@ def _read_trace(
         tr.fresh.add(e)
         return
     tr.done = True
+
+
+def _narrow(tr: _Trace, p: int, renumber: dict[int, int], seen: _Seen) -> bool:
+    """Narrow the gap of each failure from position `p` on that the run bridged and that is
+    not narrowed yet to the steps it was bridged after; whether the first one was."""
+    for q in range(p, len(tr.events)):
+        e = tr.events[q]
+        if e in tr.skip and e not in tr.narrowed:
+            depth = seen.resynced.get(renumber[e], _pick_up_depth(tr, q, renumber, seen))
+            if depth is not None:
+                tr.narrowed[e] = depth
+    return tr.events[p] in tr.narrowed
+
+
+def _pick_up_depth(tr: _Trace, p: int, renumber: dict[int, int], seen: _Seen) -> int | None:
+    """The gap steps after which the run picked the trace up after the skipped event at `p`,
+    at the first later event it was picked up at (None: nowhere)."""
+    for e in tr.events[p + 1 : p + 1 + JUMP_AHEAD]:
+        if renumber[e] in seen.picked:
+            return seen.picked[renumber[e]]
+    return None
 
 
 def _picked_up_after(

@@ -78,6 +78,9 @@ class FollowRun:
     logged: list[int] = field(default_factory=list)
     # a skipped event the spec could not resynchronise at: it may pick up a later event
     far: list[bool] = field(default_factory=list)
+    # per event, the steps its gap is narrowed to (None: not narrowed): a far event whose
+    # pick-up an earlier run found at that depth before the run's bound cut the trace short
+    narrowed: list[int | None] = field(default_factory=list)
 
 
 def build(
@@ -221,7 +224,8 @@ class _Tables:
         extra = run.logged[e - 1] if run.logged else 0
         free = min(bounds.free + extra, max(bounds.most, bounds.free))
         if run.skip[e - 1]:
-            return free + bounds.resync
+            depth = run.narrowed[e - 1] if run.narrowed else None
+            return free + bounds.resync if depth is None else min(depth, free + bounds.resync)
         return bounds.quiet if run.quiet[e - 1] else free
 
     def kept(self) -> list[str]:
@@ -352,25 +356,26 @@ def _operators(plan: gen.Plan, run: FollowRun, actions: list[str], registers: bo
     t, i, g = n(plan, "tr"), n(plan, "pos"), n(plan, "gap")
     spec_vars = ", ".join(plan.spec_variables)
     first, last = n(plan, "First"), n(plan, "Last")
-    c, code = n(plan, "c"), n(plan, "code")
+    c, code, x = n(plan, "c"), n(plan, "code"), n(plan, "depth")
     tags = " [] ".join(f'{c} = {number} -> "{plan.nonce}{tag}"' for tag, number in TAGS.items())
     lines += [
         # Print a tag once per run (the tags printed are kept as numbers: no nonce in them).
+        # `New` is TRUE the first time, and records it (its first conjunct short-circuits).
         *(
             [
-                f"{n(plan, 'Once')}({c}, {e}) == LET {code} == {len(TAGS) + 1} * {e} + {c} IN",
-                f"  IF {code} \\in TLCGet({PRINTED}) THEN TRUE",
-                f"  ELSE TLCSet({PRINTED}, TLCGet({PRINTED}) \\cup {{{code}}})",
-                f"       /\\ PrintT(<<CASE {tags}, {e}>>)",
+                f"{n(plan, 'New')}({c}, {e}) == LET {code} == {len(TAGS) + 1} * {e} + {c} IN",
+                f"  {code} \\notin TLCGet({PRINTED})",
+                f"  /\\ TLCSet({PRINTED}, TLCGet({PRINTED}) \\cup {{{code}}})",
                 f"{n(plan, 'More')} == TLCGet({SHOWN}) < {SHOWN_STATES} "
                 f"/\\ TLCSet({SHOWN}, TLCGet({SHOWN}) + 1)",
             ]
             if registers
-            else [
-                f"{n(plan, 'Once')}({c}, {e}) == PrintT(<<CASE {tags}, {e}>>)",
-                f"{n(plan, 'More')} == TRUE",
-            ]
+            else [f"{n(plan, 'New')}({c}, {e}) == TRUE", f"{n(plan, 'More')} == TRUE"]
         ),
+        f"{n(plan, 'Once')}({c}, {e}) == "
+        f"{n(plan, 'New')}({c}, {e}) => PrintT(<<CASE {tags}, {e}>>)",
+        f"{n(plan, 'OnceAt')}({c}, {e}, {x}) == "
+        f"{n(plan, 'New')}({c}, {e}) => PrintT(<<CASE {tags}, {e}, {x}>>)",
         # A step of the spec's behaviour: the mapped action's step must also be one of Next
         # (or leave the spec's variables as they are). An operator the spec never lets act
         # (a thread its Next leaves out) takes no event and accepts no negative.
@@ -404,7 +409,7 @@ def _operators(plan: gen.Plan, run: FollowRun, actions: list[str], registers: bo
         f"  /\\ {n(plan, 'Shows')}({e})",
         f"  /\\ UNCHANGED <<{spec_vars}>>",
         f"  /\\ {n(plan, 'Moved')}({e})",
-        f"  /\\ {n(plan, 'Once')}({TAGS['y']}, {e})",
+        f"  /\\ {n(plan, 'OnceAt')}({TAGS['y']}, {e}, {g})",
         # After an event the spec can neither take nor resynchronise at, a later event whose
         # pre-state its own steps reach: the trace goes on from there (that event is taken
         # like any other), and the events between decide nothing.
@@ -414,7 +419,8 @@ def _operators(plan: gen.Plan, run: FollowRun, actions: list[str], registers: bo
         f"       /\\ {n(plan, 'Pre')}({f})",
         f"       /\\ UNCHANGED <<{spec_vars}>>",
         f"       /\\ {t}' = {n(plan, 'Tr')}[{f}] /\\ {i}' = {n(plan, 'Pos')}[{f}] /\\ {g}' = 0",
-        f"       /\\ {n(plan, 'Once')}({TAGS['j']}, {f})",
+        # With the gap's steps it took: a run the bound cut short is narrowed to them.
+        f"       /\\ {n(plan, 'OnceAt')}({TAGS['j']}, {f}, {g})",
         f"{n(plan, 'Neg')}({e}) ==",
         f"  /\\ {n(plan, 'NegAt')}[{e}] # {{}}",
         # Negatives only from states showing the window's pre-state: the system never made

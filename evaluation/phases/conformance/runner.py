@@ -196,3 +196,11 @@ def distinct_found(output: str) -> int | None:
 def tagged_numbers(output: str, nonce: str, tag: str) -> set[int]:
     """The numbers a generated module printed as `<<"<nonce><tag>", n>>`."""
     return {int(k) for k in re.findall(rf'<<\s*"{nonce}{tag}",\s*(\d+)\s*>>', output)}
+
+
+def tagged_least(output: str, nonce: str, tag: str) -> dict[int, int]:
+    """Per number n a generated module printed as `<<"<nonce><tag>", n, m>>`, the least m."""
+    least: dict[int, int] = {}
+    for k, m in re.findall(rf'<<\s*"{nonce}{tag}",\s*(\d+),\s*(\d+)\s*>>', output):
+        least[int(k)] = min(int(m), least.get(int(k), int(m)))
+    return least

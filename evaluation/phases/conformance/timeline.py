@@ -44,6 +44,10 @@ def trace_rows(
                 }
                 for e, f in followed.picked_up.get(k, [])
             ],
+            "narrowed_at": [
+                {"window_id": _window_id(windows, window_of[e]), "steps": steps}
+                for e, steps in sorted(followed.narrowed.get(k, {}).items())
+            ],
         }
         first = next((w for w in indexes if outcomes[w].verdict in ("fail", "error")), None)
         if first is not None:
