@@ -12,10 +12,11 @@ After a failed (or errored) event the next run of that trace replaces the event 
 resynchronisation: the spec's own steps from the states at its position to a state showing the
 event's post-state. When the run finds no such state (none exists, or its bound stopped it
 first), the run after that lets the spec pick the trace up at a later event whose pre-state the
-same steps reach (the events between stay undecided;
-the later event must still be taken by its own action). Runs repeat until no trace has a new
-failure, at most runner.MAX_RUNS in all. A negative is accepted iff some state at the position
-of an event it is attached to takes it (`n`).
+same steps reach (the events between stay undecided; the later event must still be taken by its
+own action). When a run's state bound cuts the trace short past such a crossing, the next run
+searches the crossing only as many steps as the first state across it took (`_narrow`). Runs
+repeat until no trace has a new failure, at most runner.MAX_RUNS in all. A negative is accepted
+iff some state at the position of an event it is attached to takes it (`n`).
 
 Output cut short by the sandbox proves nothing: the traces of such a run are run again in
 halves (down to one trace), and a trace whose own run is cut gets an error on every event
@@ -107,8 +108,8 @@ class _Trace:
     skip: set[int] = field(default_factory=set)
     fresh: set[int] = field(default_factory=set)
     far: set[int] = field(default_factory=set)  # skipped, and no resynchronisation there
-    # far event -> the steps its gap is narrowed to: where a run the bound cut short found a
-    # pick-up (the next run searches no deeper, so it follows the trace on from there)
+    # skipped event -> the steps its gap is narrowed to: after how many a run that its bound
+    # cut short crossed it (resynchronised or picked up; later runs search no deeper)
     narrowed: dict[int, int] = field(default_factory=dict)
     done: bool = False
 

@@ -21,12 +21,15 @@ next event in it, `_g` the steps taken since the last event.
   event's own pre-state check decides where the gap may end.
 - Resync(e), for an event an earlier run found the spec cannot take: the state shows the
   event's post-state, reached from the states at its position by the gap's steps (the gap
-  before a skipped event is free and `resync` steps longer). It prints `y`.
-- PickUp(e), for a skipped event whose resynchronisation an earlier run found impossible (`Far`):
+  before a skipped event is free and `resync` steps longer, or narrowed: below). It prints `y`
+  with e and the gap's steps.
+- PickUp(e), for a skipped event whose resynchronisation an earlier run did not find (`Far`):
   the state shows the pre-state of a later event f of the same trace (at most JUMP_AHEAD
   ahead), reached from the states at e's position by the same steps; the trace goes on from f,
-  which must still be taken by its own action. It prints `j` with f. The events between are
-  not decided.
+  which must still be taken by its own action. It prints `j` with f and the gap's steps. The
+  events between are not decided. A skipped event whose crossing (Resync or PickUp) a run
+  found before its state bound cut the trace short has its gap narrowed to those steps in the
+  next run (`FollowRun.narrowed`; docs/decisions/0039).
 - Neg(e): for each negative attached to event e (its pre-state is the event's), the negative's
   action (with its actor and message; a step of Next as in Take) from a state showing the
   event's pre-state to the negative's post-state prints `n` and then is FALSE (adds no state).
@@ -78,8 +81,8 @@ class FollowRun:
     logged: list[int] = field(default_factory=list)
     # a skipped event the spec could not resynchronise at: it may pick up a later event
     far: list[bool] = field(default_factory=list)
-    # per event, the steps its gap is narrowed to (None: not narrowed): a far event whose
-    # pick-up an earlier run found at that depth before the run's bound cut the trace short
+    # per event, the steps its gap is narrowed to (None: not narrowed): a skipped event whose
+    # crossing an earlier run found after that many steps before its bound cut the trace short
     narrowed: list[int | None] = field(default_factory=list)
 
 
