@@ -72,8 +72,8 @@ def _seen(taken: set[int], capped: bool, **bridged: dict[int, int]) -> _Seen:
     )
 
 
-def _read(out: Followed, trace: _Trace, seen: _Seen) -> None:
-    _read_trace(out, trace, 0, FOUR, seen, [False] * 4, BOUNDS)
+def _read(out: Followed, trace: _Trace, seen: _Seen, extend: bool = True) -> None:
+    _read_trace(out, trace, 0, FOUR, seen, [False] * 4, BOUNDS, extend)
 
 
 def _failed_at_two() -> Followed:
@@ -122,3 +122,17 @@ def test_a_narrowed_run_the_bound_cuts_short_again_decides_only_what_it_reached(
     _read(out, trace, _seen({1, 3}, capped=True, picked={3: 2}))
     assert out.events[3].verdict == "pass" and out.events[4].verdict == "undecided"
     assert "bound of 1000 distinct states" in out.events[4].reason and trace.done
+
+
+def test_once_the_extended_runs_are_spent_a_capped_run_ends_the_trace_as_it_stands():
+    # Each run followed on from costs one that fills the bound: once a check has spent
+    # follow.EXTENDED_RUNS of them, a capped search past a failure ends the trace there, and a
+    # crossing it found is followed no further than the bound let it.
+    out, trace = _failed_at_two(), _Trace(events=[1, 2, 3, 4], skip={2})
+    _read(out, trace, _seen({1}, capped=True), extend=False)
+    assert not trace.far and trace.done and out.events[3].verdict == "undecided"
+    assert "event 2 failed" in out.events[3].reason
+    out, trace = _failed_at_two(), _Trace(events=[1, 2, 3, 4], skip={2})
+    _read(out, trace, _seen({1, 3}, capped=True, resynced={2: 3}), extend=False)
+    assert not trace.narrowed and trace.done
+    assert [out.events[e].verdict for e in (3, 4)] == ["pass", "undecided"]

@@ -53,6 +53,12 @@ from evaluation.tla.sandbox.precheck import uses_tlcset
 from evaluation.windows.window import Window
 
 SHOWN_STATES = 50  # frontier states kept per failing event, for the diagnosis
+# Runs cut short by the state bound that a check may follow on from (a pick-up after a capped
+# resynchronisation, a narrowed crossing), and only runs of one trace: every further run follows
+# each of its traces again from Init: on mutex (bug), whose 40 traces share each run, following
+# on spent P3's whole work bound of 300 CPU seconds (68 s before), and each run of rwmutex (bug)'s
+# 80 took 40 to 67. Redisraft's one trace uses three.
+EXTENDED_RUNS = 4
 CUT = "TLC's output was too large to read (a cut output decides nothing for the spec)"
 
 
@@ -186,6 +192,7 @@ class _Following:
             start += len(tr.events)
         self.negs = [(number[w], c) for w, c in negatives if w in number]
         self.out = Followed()
+        self.extended = 0  # capped runs followed on from so far (at most EXTENDED_RUNS)
 
     def give_up(self, chosen: list[int], why: str, hint: str = "") -> None:
         for k in chosen:
@@ -247,12 +254,7 @@ class _Following:
             return []
         out.accepted |= {k for j, k in enumerate(mine, 1) if j in accepted}
         seen = self._seen(run.output, local)
-        for k in chosen:
-            tr = state[k]
-            tr.fresh.clear()
-            _read_trace(out, tr, k, renumber, seen, self.quiet, bounds)
-            if tr.narrowed:
-                out.narrowed[k] = dict(tr.narrowed)
+        self._read(chosen, renumber, seen)
         out.reached_negatives |= {
             k
             for k in mine
@@ -260,6 +262,17 @@ class _Following:
         }
         again = [k for k in chosen if not state[k].done]
         return [again] if again else []
+
+    def _read(self, chosen: list[int], renumber: dict[int, int], seen: _Seen) -> None:
+        extend = len(chosen) == 1 and self.extended < EXTENDED_RUNS
+        if seen.capped and extend:
+            self.extended += 1
+        for k in chosen:
+            tr = self.state[k]
+            tr.fresh.clear()
+            _read_trace(self.out, tr, k, renumber, seen, self.quiet, self.bounds, extend)
+            if tr.narrowed:
+                self.out.narrowed[k] = dict(tr.narrowed)
 
     def _seen(self, output: str, local: list[int]) -> _Seen:
         """What a run that ended normally printed, by its own event numbers; the frontier
@@ -313,7 +326,10 @@ def _read_trace(
     seen: _Seen,
     quiet: list[bool],
     bounds: Bounds,
+    extend: bool = True,
 ) -> None:
+    """`extend`: a run its state bound cut short may still be followed on from (a pick-up, a
+    narrowed crossing); otherwise what it did not decide is undecided."""
     taken, capped = seen.taken, seen.capped
     events = tr.events
     p = 0
@@ -347,25 +363,10 @@ def _read_trace(
             tr.done = True
             return
         if e in tr.skip:
-            if j not in seen.resynced and e not in tr.far:
-                # No state the run reached shows its post-state (none exists, or the bound
-                # stopped the search first): the next run may pick the trace up later. A
-                # pick-up is a state the spec's own steps reach, so a capped search credits
-                # nothing it did not find; what it did not find stays undecided.
-                tr.far.add(e)
+            after = _past_skipped(out, tr, k, p, renumber, seen, extend)
+            if after is None:
                 return
-            if capped and e not in tr.narrowed and _narrow(tr, p, renumber, seen):
-                # The bound cut the run short past the spec's own steps across this failure:
-                # the next run searches them (and those across the trace's later failures)
-                # only as deep as the first state found across each. That is a subset of the
-                # same states, so the run credits nothing this one did not reach, and the trace
-                # goes on from there instead of stopping.
-                return
-            if j in seen.resynced:
-                out.resynced.setdefault(k, []).append(e)
-                p += 1
-            else:
-                p = _picked_up_after(out, tr, k, p, renumber, seen)
+            p = after
             continue
         if j in taken:
             out.events[e] = EventResult("pass")
@@ -387,6 +388,40 @@ def _read_trace(
         tr.fresh.add(e)
         return
     tr.done = True
+
+
+def _past_skipped(
+    out: Followed,
+    tr: _Trace,
+    k: int,
+    p: int,
+    renumber: dict[int, int],
+    seen: _Seen,
+    extend: bool,
+) -> int | None:
+    """Where the trace goes on after the skipped event at `p` (None: the next run decides)."""
+    e = tr.events[p]
+    j = renumber[e]
+    if j not in seen.resynced and e not in tr.far:
+        if seen.capped and not extend:
+            return p + 1  # the next event is not reached: the spec left the trace here
+        # No state the run reached shows its post-state (none exists, or the bound stopped the
+        # search first): the next run may pick the trace up later. A pick-up is a state the
+        # spec's own steps reach, so a capped search credits nothing it did not find; what it
+        # did not find stays undecided.
+        tr.far.add(e)
+        return None
+    if seen.capped and extend and e not in tr.narrowed and _narrow(tr, p, renumber, seen):
+        # The bound cut the run short past the spec's own steps across this failure: the next
+        # run searches them (and those across the trace's later failures) only as deep as the
+        # first state found across each. That is a subset of the same states, so the run
+        # credits nothing this one did not reach, and the trace goes on from there instead of
+        # stopping.
+        return None
+    if j in seen.resynced:
+        out.resynced.setdefault(k, []).append(e)
+        return p + 1
+    return _picked_up_after(out, tr, k, p, renumber, seen)
 
 
 def _narrow(tr: _Trace, p: int, renumber: dict[int, int], seen: _Seen) -> bool:
