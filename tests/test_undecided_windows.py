@@ -136,3 +136,12 @@ def test_once_the_extended_runs_are_spent_a_capped_run_ends_the_trace_as_it_stan
     _read(out, trace, _seen({1, 3}, capped=True, resynced={2: 3}), extend=False)
     assert not trace.narrowed and trace.done
     assert [out.events[e].verdict for e in (3, 4)] == ["pass", "undecided"]
+
+
+def test_a_later_failure_is_narrowed_only_by_its_own_crossing():
+    # Events 1-4: 2 failed and was picked up at 4 (after 2 steps); 3 failed too, was neither
+    # resynchronised nor searched past (not far): the pick-up at 4 is 2's, never 3's depth.
+    out = Followed(events={1: EventResult("pass"), 2: EventResult("fail")})
+    trace = _Trace(events=[1, 2, 3, 4], skip={2, 3}, far={2})
+    _read(out, trace, _seen({1}, capped=True, picked={4: 2}))
+    assert trace.narrowed == {2: 2}

@@ -430,7 +430,10 @@ def _narrow(tr: _Trace, p: int, renumber: dict[int, int], seen: _Seen) -> bool:
     for q in range(p, len(tr.events)):
         e = tr.events[q]
         if e in tr.skip and e not in tr.narrowed:
-            depth = seen.resynced.get(renumber[e], _pick_up_depth(tr, q, renumber, seen))
+            # A pick-up is only searched after a far event (and a later event picked up may
+            # belong to an earlier one's).
+            picked = _pick_up_depth(tr, q, renumber, seen) if e in tr.far else None
+            depth = seen.resynced.get(renumber[e], picked)
             if depth is not None:
                 tr.narrowed[e] = depth
     return tr.events[p] in tr.narrowed
