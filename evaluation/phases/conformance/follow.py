@@ -146,6 +146,7 @@ def follow(
             continue
         queue.extend(following.one_run(chosen))
     out = following.out
+    out.narrowed = {k: tr.narrowed for k, tr in enumerate(following.state) if tr.narrowed}
     # Every path above decides each event of a finished trace; an event left without a verdict
     # is a scorer fault, and fails closed (an error never passes).
     for e in range(1, len(following.order) + 1):
@@ -271,8 +272,6 @@ class _Following:
             tr = self.state[k]
             tr.fresh.clear()
             _read_trace(self.out, tr, k, renumber, seen, self.quiet, self.bounds, extend)
-            if tr.narrowed:
-                self.out.narrowed[k] = dict(tr.narrowed)
 
     def _seen(self, output: str, local: list[int]) -> _Seen:
         """What a run that ended normally printed, by its own event numbers; the frontier
