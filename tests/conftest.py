@@ -20,23 +20,25 @@ pytest_plugins = ["tests.coverage_total"]
 # `bin/test` (`-n 2 --dist loadfile`, a module in one process) end close together instead of one
 # starting a long module near the end (docs/decisions/0032-suite-wall-time.md). Only
 # modules without a database, so pytest-django's order of the database tests stays as it is.
-# The seconds beside each are its slowest tests, from `--durations` of the long modules run
-# together at -n 2 on a quiet machine (scorer 3.2.0; the tests of defective specs on a task's
-# first three traces, tests/trace_sample.py); two keep their whole-module figure of 3.1.0.
+# The seconds beside each are its slowest tests: from the `--durations=15` of a fresh-clone CI
+# run of the whole suite (scorer 3.5.0, `.ci/run`, -n 2) where it printed one, else from the
+# long modules run together at -n 2 on a quiet machine under the scorer version named.
 SLOWEST_MODULES = [
-    "test_fidelity_corpus_asterinas.py",  # rwmutex 212, mutex 105 (P3 work bound 60 s)
-    "test_no_score_without_behaviour.py",  # dqueue 409, never-locks 70, spin 59 + 57
-    "test_rwmutex_reference.py",  # mutants 163, 158, 29; reference 19
-    "test_fidelity_corpus_consensus_bugs.py",  # etcd 138, redisraft 113
-    "test_pre_states_are_states_of_the_spec.py",  # etcd 152 + 30, typeok 40, setup 31
-    "test_pgo_reference.py",  # whole 217 (scorer 3.1.0)
-    "test_mutex_reference.py",  # mutants 82, 73, 36
-    "test_fidelity_corpus_locksvc.py",  # deepseek 122, claude 68
-    "test_generated_names_never_collide.py",  # 122, 27, 24
-    "test_spin_harness_traces.py",  # mutants 89, 52, 31
-    "test_fidelity_corpus_locksvc_gpt5.py",  # 133
-    "test_zookeeper_reference.py",  # whole 127 (scorer 3.1.0)
-    "test_fidelity_corpus_dqueue_raftkvs.py",  # raftkvs 37 + 33, dqueue 21 + 15 + 11 + 11
+    "test_no_score_without_behaviour.py",  # dqueue 415, spin 105, hidden mode 99
+    "test_fidelity_corpus_asterinas.py",  # rwmutex 225, mutex 134
+    "test_redisraft_reference.py",  # merged_steps mutant 206
+    "test_pre_states_are_states_of_the_spec.py",  # etcd 131
+    "test_fidelity_corpus_consensus_bugs.py",  # redisraft 119, etcd 101
+    "test_etcd_reference.py",  # wrong_post_state mutant 128
+    "test_rwmutex_reference.py",  # mutants 108, 107
+    "test_fidelity_corpus_locksvc_gpt5.py",  # 137
+    "test_zookeeper_reference.py",  # merged_steps mutant 115
+    "test_fidelity_corpus_locksvc.py",  # deepseek 106
+    "test_pgo_reference.py",  # whole module 217 (scorer 3.1.0)
+    "test_mutex_reference.py",  # mutants 82, 73, 36 (scorer 3.2.0)
+    "test_generated_names_never_collide.py",  # 122, 27, 24 (scorer 3.2.0)
+    "test_spin_harness_traces.py",  # mutants 89, 52, 31 (scorer 3.2.0)
+    "test_fidelity_corpus_dqueue_raftkvs.py",  # raftkvs 37 + 33 (scorer 3.2.0)
 ]
 
 
