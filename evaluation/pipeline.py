@@ -53,7 +53,9 @@ from evaluation.windows.window import Window
 # shows fails (docs/decisions/0038); no score moves.
 # 3.5.0: a failure's resynchronisation or pick-up that the state bound cut short is narrowed to
 # the steps the first state across it took, and the trace goes on (docs/decisions/0039).
-SCORER_VERSION = "3.5.0"
+# 3.5.1: a capped run that ends its trace no longer spends one of the four runs followed on
+# from (docs/decisions/0039).
+SCORER_VERSION = "3.5.1"
 
 
 class PhaseCrashed(RuntimeError):

@@ -8,15 +8,18 @@ import pytest
 from evaluation.inputs.contracts import parse_adapter
 from evaluation.phases.conformance import check_conformance
 from evaluation.phases.conformance.follow import (
+    EXTENDED_RUNS,
     HINT_LEFT,
     HINT_UNBRIDGED,
     EventResult,
     Followed,
+    _Following,
     _read_trace,
     _Seen,
     _Trace,
 )
 from evaluation.phases.conformance.followmodule import Bounds
+from evaluation.phases.conformance.traces import Event, Trace
 from tests.conformance_support import hidden_counter_windows, spec_with_hidden_counter, spin
 
 pytestmark = pytest.mark.tla
@@ -145,3 +148,31 @@ def test_a_later_failure_is_narrowed_only_by_its_own_crossing():
     trace = _Trace(events=[1, 2, 3, 4], skip={2, 3}, far={2})
     _read(out, trace, _seen({1}, capped=True, picked={4: 2}))
     assert trace.narrowed == {2: 2}
+
+
+def _following_one_trace(out: Followed, trace: _Trace) -> _Following:
+    events = tuple(Event(window=w, quiet=False) for w in range(4))
+    windows = [{"action": "AcquireLock"} for _ in range(4)]
+    following = _Following(None, BOUNDS, [Trace("t", events)], windows, [], ())  # type: ignore[arg-type]
+    following.out, following.state[0] = out, trace
+    return following
+
+
+def test_only_a_capped_run_its_trace_goes_on_from_spends_an_extended_run():
+    # Capped with no failure to search past: the trace ends there, and a later trace of the
+    # check still has every extended run.
+    following = _following_one_trace(
+        Followed(events={1: EventResult("pass")}), _Trace(events=[1, 2, 3, 4])
+    )
+    following._read([0], FOUR, _seen({1}, capped=True))
+    assert following.state[0].done and following.extended == 0
+    # Capped while searching past the failed event 2: the next run picks the trace up, and
+    # that costs one.
+    following = _following_one_trace(_failed_at_two(), _Trace(events=[1, 2, 3, 4], skip={2}))
+    following._read([0], FOUR, _seen({1}, capped=True))
+    assert following.state[0].far == {2} and following.extended == 1
+    # Once all are spent, the same run ends the trace instead.
+    following = _following_one_trace(_failed_at_two(), _Trace(events=[1, 2, 3, 4], skip={2}))
+    following.extended = EXTENDED_RUNS
+    following._read([0], FOUR, _seen({1}, capped=True))
+    assert following.state[0].done and not following.state[0].far

@@ -266,12 +266,14 @@ class _Following:
 
     def _read(self, chosen: list[int], renumber: dict[int, int], seen: _Seen) -> None:
         extend = len(chosen) == 1 and self.extended < EXTENDED_RUNS
-        if seen.capped and extend:
-            self.extended += 1
         for k in chosen:
             tr = self.state[k]
             tr.fresh.clear()
             _read_trace(self.out, tr, k, renumber, seen, self.quiet, self.bounds, extend)
+        # Only a capped run its trace goes on from costs a further run; one that ended the
+        # trace spends nothing.
+        if seen.capped and extend and not self.state[chosen[0]].done:
+            self.extended += 1
 
     def _seen(self, output: str, local: list[int]) -> _Seen:
         """What a run that ended normally printed, by its own event numbers; the frontier
